@@ -1,0 +1,30 @@
+"""bpe_core: an exact, incremental, traceable byte pair encoding engine.
+
+>>> from bpe_core import train
+>>> tok = train("low low lower newest widest", merges=5)
+>>> tok.encode("lowest").tokens
+['lo', 'w', 'e', 's', 't</w>']
+"""
+from .encoder import MergeStep, RankTable, encode_ranked, encode_replay
+from .hierarchy import MergeNode, merge_tree
+from .model import Encoding, Tokenizer, train
+from .settings import EOW, UNK, BPEError, Settings
+from .trainer import Merge, TrainResult
+
+__all__ = [
+    "BPEError",
+    "EOW",
+    "Encoding",
+    "Merge",
+    "MergeNode",
+    "MergeStep",
+    "RankTable",
+    "Settings",
+    "Tokenizer",
+    "TrainResult",
+    "UNK",
+    "encode_ranked",
+    "encode_replay",
+    "merge_tree",
+    "train",
+]

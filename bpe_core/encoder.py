@@ -1,0 +1,157 @@
+"""Applying merges to one word: rank-based (fast), replay (the lessons' loop), steps, dropout.
+
+A *rank table* maps what can merge to its rank. With the `pairs` rule (merge lists: ours, GPT-2,
+Hugging Face) its keys are (left, right) pairs; with the `concat` rule (tiktoken rank files) its
+keys are the merged token itself, so any two neighbours whose concatenation is a token can merge.
+"""
+from __future__ import annotations
+
+import heapq
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+INF = float("inf")
+# Words longer than this use the heap encoder; shorter ones rescan, which is faster for them.
+_SHORT = 48
+
+
+@dataclass(frozen=True)
+class RankTable:
+    """What may merge, and how early it was learned."""
+
+    ranks: Mapping[Any, int]
+    concat: bool = False
+
+    def rank(self, left: str, right: str) -> int | None:
+        return self.ranks.get(left + right) if self.concat else self.ranks.get((left, right))
+
+
+def encode_ranked(symbols: Sequence[str], table: RankTable, *, limit: int | None = None) -> list[str]:
+    """Repeatedly merge the neighbours with the lowest rank (leftmost among equals).
+
+    `limit` keeps only merges of rank < limit: the word as it was after that many merges.
+
+    >>> encode_ranked(["l", "o", "w"], RankTable({("l", "o"): 0, ("lo", "w"): 1}))
+    ['low']
+    """
+    parts = list(symbols)
+    if len(parts) > _SHORT:
+        return _encode_long(parts, table, limit)
+    ranks, concat = table.ranks, table.concat
+    top = INF if limit is None else limit
+    while len(parts) > 1:
+        best, at = top, -1
+        for i in range(len(parts) - 1):
+            r = ranks.get(parts[i] + parts[i + 1]) if concat else ranks.get((parts[i], parts[i + 1]))
+            if r is not None and r < best:
+                best, at = r, i
+        if at < 0:
+            break
+        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+    return parts
+
+
+def _encode_long(parts: list[str], table: RankTable, limit: int | None) -> list[str]:
+    """The same as `encode_ranked`, with a linked list and a heap: O(m log m) for long inputs."""
+    top = INF if limit is None else limit
+    n = len(parts)
+    nxt = list(range(1, n + 1))
+    nxt[-1] = -1
+    prv = list(range(-1, n - 1))
+    alive = [True] * n
+
+    def rank_at(i: int) -> int | None:
+        j = nxt[i]
+        if j < 0:
+            return None
+        r = table.rank(parts[i], parts[j])
+        return r if r is not None and r < top else None
+
+    heap: list[tuple[int, int]] = []
+    for i in range(n - 1):
+        r = rank_at(i)
+        if r is not None:
+            heap.append((r, i))
+    heapq.heapify(heap)
+    while heap:
+        r, i = heapq.heappop(heap)
+        if not alive[i] or rank_at(i) != r:
+            continue
+        j = nxt[i]
+        parts[i] += parts[j]
+        alive[j] = False
+        nxt[i] = nxt[j]
+        if nxt[j] >= 0:
+            prv[nxt[j]] = i
+        for k in (prv[i], i):
+            if k >= 0:
+                rk = rank_at(k)
+                if rk is not None:
+                    heapq.heappush(heap, (rk, k))
+    return [p for p, keep in zip(parts, alive) if keep]
+
+
+def encode_replay(symbols: Sequence[str], merges: Sequence[tuple[str, str]]) -> list[str]:
+    """The lessons' encoder: apply every merge in the order it was learned, left to right."""
+    parts = list(symbols)
+    for a, b in merges:
+        i = 0
+        while i < len(parts) - 1:
+            if parts[i] == a and parts[i + 1] == b:
+                parts[i : i + 2] = [a + b]
+            else:
+                i += 1
+    return parts
+
+
+@dataclass(frozen=True)
+class MergeStep:
+    """One merge applied while encoding a word: which rule, where, and the pieces after it."""
+
+    rank: int
+    position: int
+    left: str
+    right: str
+    pieces: tuple[str, ...]
+
+
+def merge_steps(
+    symbols: Sequence[str], table: RankTable, *, limit: int | None = None
+) -> list[MergeStep]:
+    """The merges that fire on a word, in the order they fire, with the pieces after each."""
+    parts = list(symbols)
+    top = INF if limit is None else limit
+    steps: list[MergeStep] = []
+    while len(parts) > 1:
+        best, at = top, -1
+        for i in range(len(parts) - 1):
+            r = table.rank(parts[i], parts[i + 1])
+            if r is not None and r < best:
+                best, at = r, i
+        if at < 0:
+            break
+        left, right = parts[at], parts[at + 1]
+        parts[at : at + 2] = [left + right]
+        steps.append(MergeStep(int(best), at, left, right, tuple(parts)))
+    return steps
+
+
+def encode_dropout(
+    symbols: Sequence[str], table: RankTable, *, p: float, rng: random.Random
+) -> list[str]:
+    """BPE-dropout: at each step every applicable merge is skipped with probability p."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError("dropout probability must be between 0 and 1")
+    parts = list(symbols)
+    while len(parts) > 1:
+        best, at = INF, -1
+        for i in range(len(parts) - 1):
+            r = table.rank(parts[i], parts[i + 1])
+            if r is not None and r < best and rng.random() >= p:
+                best, at = r, i
+        if at < 0:
+            break
+        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+    return parts

@@ -1,0 +1,1 @@
+"""Reading and writing tokenizer files: our JSON, Hugging Face, GPT-2 and tiktoken."""

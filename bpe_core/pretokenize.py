@@ -1,0 +1,179 @@
+"""Text -> pieces ("words") with character offsets, word counts, and each word's first symbols.
+
+A *word* is whatever BPE merges inside: a whitespace-separated word (word mode), a pre-token
+piece (text and bytes modes with a pre-tokenizer), or a whole text (text and bytes modes
+without one). Merges never cross from one word into the next.
+"""
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+
+import regex
+
+from .settings import BPEError, Settings
+
+# The published split patterns of GPT-2 and of cl100k (GPT-4). They are facts of those formats.
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+GPT4_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+# Text mode's own pre-tokenizer: split before each run of whitespace, which stays on the
+# following piece ("like liker" -> "like", " liker"), so merges stay inside pieces.
+LEADING_SPACE_PATTERN = r"""\s*\S+|\s+"""
+
+_PATTERNS = {
+    # str.split() also breaks on the separators U+001C..U+001F, which \s does not match.
+    "whitespace": regex.compile(r"[^\s\x1c-\x1f]+"),
+    "gpt2": regex.compile(GPT2_PATTERN),
+    "gpt4": regex.compile(GPT4_PATTERN),
+}
+_TEXT_WHITESPACE = regex.compile(LEADING_SPACE_PATTERN)
+_GRAPHEME = regex.compile(r"\X")
+
+
+@lru_cache(maxsize=1)
+def byte_to_char() -> tuple[str, ...]:
+    """GPT-2's printable stand-in for each byte value, indexed by the byte.
+
+    Bytes that print as themselves keep their own code point; the others (controls, space,
+    soft hyphen, ...) are moved, in byte order, to code points from 256 on.
+    """
+    keep = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAC + 1), *range(0xAE, 0xFF + 1)]
+    kept = set(keep)
+    table: list[str] = []
+    moved = 0
+    for byte in range(256):
+        if byte in kept:
+            table.append(chr(byte))
+        else:
+            table.append(chr(256 + moved))
+            moved += 1
+    return tuple(table)
+
+
+@lru_cache(maxsize=1)
+def char_to_byte() -> dict[str, int]:
+    return {ch: b for b, ch in enumerate(byte_to_char())}
+
+
+def bytes_to_symbols(data: bytes) -> str:
+    """Bytes -> their printable stand-in characters, one character per byte."""
+    table = byte_to_char()
+    return "".join(table[b] for b in data)
+
+
+def symbols_to_bytes(symbols: str) -> bytes:
+    """The inverse of `bytes_to_symbols`; raises BPEError for a character that is no byte."""
+    table = char_to_byte()
+    try:
+        return bytes(table[ch] for ch in symbols)
+    except KeyError as exc:
+        raise BPEError(f"{exc.args[0]!r} is not a byte-level symbol") from None
+
+
+def _normalize_piece(piece: str, settings: Settings) -> str:
+    if settings.normalization != "none":
+        piece = unicodedata.normalize(settings.normalization, piece)
+    if settings.lowercase:
+        piece = piece.lower()
+    return piece
+
+
+def normalize(text: str, settings: Settings) -> str:
+    """Apply Unicode normalization and lowercasing, one grapheme cluster at a time.
+
+    Working per cluster (rather than on the whole text) lets `normalize_with_offsets` map every
+    normalized character back to the input, and training and encoding use the same function.
+    """
+    if settings.normalization == "none" and not settings.lowercase:
+        return text
+    if text.isascii():
+        return text.lower() if settings.lowercase else text
+    return "".join(_normalize_piece(g, settings) for g in _GRAPHEME.findall(text))
+
+
+def normalize_with_offsets(text: str, settings: Settings) -> tuple[str, list[int]]:
+    """Normalized text and, for each of its characters (plus one past the end), the input offset."""
+    if settings.normalization == "none" and not settings.lowercase or text.isascii():
+        return normalize(text, settings), list(range(len(text) + 1))
+    parts: list[str] = []
+    origin: list[int] = []
+    for match in _GRAPHEME.finditer(text):
+        out = _normalize_piece(match.group(), settings)
+        parts.append(out)
+        origin.extend([match.start()] * len(out))
+    origin.append(len(text))
+    return "".join(parts), origin
+
+
+def split_spans(text: str, settings: Settings) -> Iterator[tuple[int, int]]:
+    """(start, end) of each word of already-normalized text, in order."""
+    name = settings.pretokenizer
+    if name == "none":
+        if text:
+            yield 0, len(text)
+        return
+    pattern = _TEXT_WHITESPACE if settings.mode == "text" and name == "whitespace" else _PATTERNS[name]
+    for match in pattern.finditer(text):
+        yield match.span()
+
+
+def split_words(text: str, settings: Settings) -> list[str]:
+    """The words of already-normalized text, in order."""
+    name = settings.pretokenizer
+    if name == "none":
+        return [text] if text else []
+    if settings.mode == "word":
+        return text.split()
+    pattern = _TEXT_WHITESPACE if settings.mode == "text" and name == "whitespace" else _PATTERNS[name]
+    return pattern.findall(text)
+
+
+def count_words(texts: Iterable[str], settings: Settings) -> Counter[str]:
+    """Word counts over several texts, ordered by first appearance (the order `first` relies on).
+
+    In bytes mode the words are already written in byte symbols. Each text is split on its own,
+    so no word spans two texts.
+    """
+    counts: Counter[str] = Counter()
+    for text in texts:
+        words = split_words(normalize(text, settings), settings)
+        if settings.mode == "bytes":
+            words = [bytes_to_symbols(w.encode("utf-8")) for w in words]
+        counts.update(words)
+    return counts
+
+
+def word_symbols(word: str, settings: Settings) -> list[str]:
+    """A word's symbols before any merge: characters (bytes mode: byte symbols) and the marker.
+
+    >>> word_symbols("low", Settings())
+    ['l', 'o', 'w', '</w>']
+    >>> word_symbols("low", Settings(eow="suffix"))
+    ['l', 'o', 'w</w>']
+    """
+    symbols = list(word)
+    marker = settings.marker
+    if marker and symbols:
+        if settings.eow == "separate":
+            symbols.append(marker)
+        else:
+            symbols[-1] += marker
+    return symbols
+
+
+def check_text(data: bytes, *, name: str = "input") -> str:
+    """Decode an upload or file as UTF-8 text, refusing binary data with a clear message."""
+    if b"\x00" in data[:65536]:
+        raise BPEError(f"{name} looks like a binary file (it contains NUL bytes), not text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BPEError(
+            f"{name} is not UTF-8 text (invalid byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+    return text.removeprefix("\ufeff")

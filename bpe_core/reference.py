@@ -1,0 +1,60 @@
+"""The slow, obviously correct trainer of the lessons: recount every pair, rewrite every word.
+
+Tests compare the incremental trainer against this one; nothing else should use it.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .pretokenize import word_symbols
+from .settings import Settings
+
+
+def count_pairs(words: list[tuple[list[str], int]]) -> dict[tuple[str, str], int]:
+    """Weighted counts of adjacent pairs, in order of first occurrence."""
+    pairs: dict[tuple[str, str], int] = {}
+    for symbols, n in words:
+        for pair in zip(symbols, symbols[1:]):
+            pairs[pair] = pairs.get(pair, 0) + n
+    return pairs
+
+
+def apply_merge(symbols: list[str], pair: tuple[str, str]) -> list[str]:
+    """Replace each occurrence of `pair`, scanning left to right without overlaps."""
+    a, b = pair
+    out: list[str] = []
+    i = 0
+    while i < len(symbols):
+        if i < len(symbols) - 1 and symbols[i] == a and symbols[i + 1] == b:
+            out.append(a + b)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return out
+
+
+def reference_train(
+    word_counts: Mapping[str, int], settings: Settings, *, merges: int
+) -> list[tuple[str, str, int, int]]:
+    """(left, right, count, total tokens after) for each merge, recomputed from scratch each step."""
+    words = [(word_symbols(w, settings), n) for w, n in word_counts.items() if w and n > 0]
+    order = {s: i for i, s in enumerate(sorted({s for symbols, _ in words for s in symbols}))}
+    out: list[tuple[str, str, int, int]] = []
+    for _ in range(merges):
+        pairs = count_pairs(words)
+        if not pairs:
+            break
+        if settings.tie_break == "count-pair":
+            best = max(pairs, key=lambda p: (pairs[p], p))
+        elif settings.tie_break == "first":
+            best = max(pairs, key=lambda p: pairs[p])  # max keeps the first of equals
+        else:
+            best = min(pairs, key=lambda p: (-pairs[p], order[p[0]], order[p[1]]))
+        if pairs[best] < settings.min_frequency:
+            break
+        order[best[0] + best[1]] = len(order)
+        words = [(apply_merge(symbols, best), n) for symbols, n in words]
+        total = sum(len(symbols) * n for symbols, n in words)
+        out.append((best[0], best[1], pairs[best], total))
+    return out
