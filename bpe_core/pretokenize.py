@@ -141,10 +141,10 @@ def count_words(texts: Iterable[str], settings: Settings) -> Counter[str]:
     """
     counts: Counter[str] = Counter()
     for text in texts:
-        words = split_words(normalize(text, settings), settings)
-        if settings.mode == "bytes":
-            words = [bytes_to_symbols(w.encode("utf-8")) for w in words]
-        counts.update(words)
+        counts.update(split_words(normalize(text, settings), settings))
+    if settings.mode == "bytes":
+        # Distinct words are far fewer than words: convert each once.
+        return Counter({bytes_to_symbols(w.encode("utf-8")): n for w, n in counts.items()})
     return counts
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .pretokenize import word_symbols
+from .pretokenize import byte_to_char, word_symbols
 from .settings import Settings
 
 
@@ -39,7 +39,10 @@ def reference_train(
 ) -> list[tuple[str, str, int, int]]:
     """(left, right, count, total tokens after) for each merge, recomputed from scratch each step."""
     words = [(word_symbols(w, settings), n) for w, n in word_counts.items() if w and n > 0]
-    order = {s: i for i, s in enumerate(sorted({s for symbols, _ in words for s in symbols}))}
+    alphabet = {s for symbols, _ in words for s in symbols}
+    if settings.mode == "bytes":
+        alphabet.update(byte_to_char())
+    order = {s: i for i, s in enumerate(sorted(alphabet))}
     out: list[tuple[str, str, int, int]] = []
     for _ in range(merges):
         pairs = count_pairs(words)

@@ -11,7 +11,7 @@ import heapq
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .pretokenize import word_symbols
+from .pretokenize import byte_to_char, word_symbols
 from .settings import BPEError, Settings
 
 Progress = Callable[[int, int], None]
@@ -96,7 +96,10 @@ def train_counts(
 ) -> TrainResult:
     """Learn merges from word counts (ordered by first appearance) with the incremental index."""
     words = [(word_symbols(w, settings), n) for w, n in word_counts.items() if w and n > 0]
-    base = sorted({s for symbols, _ in words for s in symbols})
+    seen = {s for symbols, _ in words for s in symbols}
+    if settings.mode == "bytes":
+        seen.update(byte_to_char())  # every byte is in the alphabet: nothing is ever unknown
+    base = sorted(seen)
     wanted = merges_for_target(base_size=len(base), merges=merges, vocab_size=vocab_size)
     tokens: list[str] = list(base)
     ids = {s: i for i, s in enumerate(base)}

@@ -156,6 +156,10 @@ def load_corpus(corpus_id: str, *, max_bytes: int | None = None) -> str:
 
     ``max_bytes`` caps the result at that many UTF-8 bytes, cutting only
     between characters, never inside one.
+
+    Raises ``ValueError`` for an unknown id (the message lists the valid
+    ids) and ``RuntimeError`` if a generated corpus cannot be built because
+    this Python installation has no standard library ``.py`` sources.
     """
     if max_bytes is not None and max_bytes < 0:
         raise ValueError(f"max_bytes must be >= 0, got {max_bytes}")

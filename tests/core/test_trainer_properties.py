@@ -1,0 +1,86 @@
+"""The incremental trainer against the lessons' recount-everything trainer, on random corpora."""
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
+
+from bpe_core import Settings, encode_ranked, encode_replay, train
+from bpe_core.pretokenize import count_words, word_symbols
+from bpe_core.reference import reference_train
+from bpe_core.trainer import train_counts
+
+# Few letters so that pairs repeat, overlap ("a a a") and tie often.
+alphabet = st.sampled_from("aabbcé \n\t")
+corpora = st.lists(st.text(alphabet, min_size=0, max_size=30), min_size=1, max_size=6)
+SETTINGS = [
+    Settings(mode=mode, eow=eow, pretokenizer=pre, tie_break=tie)
+    for tie in ("count-pair", "first", "hf")
+    for mode, eow, pre in [
+        ("word", "separate", ""),
+        ("word", "suffix", ""),
+        ("word", "none", ""),
+        ("text", "separate", "none"),
+        ("text", "separate", "whitespace"),
+        ("bytes", "separate", "gpt2"),
+        ("bytes", "separate", "none"),
+    ]
+]
+PROFILE = dict(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@hyp_settings(**PROFILE)
+@given(texts=corpora, which=st.sampled_from(SETTINGS), merges=st.integers(0, 25))
+def test_incremental_equals_reference(texts, which, merges):
+    counts = count_words(texts, which)
+    if not counts:
+        return
+    fast = train_counts(counts, which, merges=merges)
+    slow = reference_train(counts, which, merges=merges)
+    assert [(m.left, m.right, m.count, m.total_tokens) for m in fast.trace] == slow
+
+
+@hyp_settings(**PROFILE)
+@given(texts=corpora, which=st.sampled_from(SETTINGS), merges=st.integers(0, 25), data=st.data())
+def test_ranked_encoder_equals_replay(texts, which, merges, data):
+    if not count_words(texts, which):
+        return
+    tok = train(texts, which, merges=merges)
+    word = data.draw(st.text(alphabet, max_size=40))
+    symbols = tok.initial_symbols(word)
+    assert encode_ranked(symbols, tok.table) == encode_replay(symbols, tok.merges)
+    limit = data.draw(st.integers(0, len(tok.merges)))
+    assert encode_ranked(symbols, tok.table, limit=limit) == encode_replay(symbols, tok.merges[:limit])
+
+
+@hyp_settings(**PROFILE)
+@given(texts=corpora, which=st.sampled_from(SETTINGS), merges=st.integers(0, 25))
+def test_trace_agrees_with_encoding_the_corpus(texts, which, merges):
+    """The trace's compression curve is what encoding the corpus words after t merges gives."""
+    counts = count_words(texts, which)
+    if not counts:
+        return
+    tok = train(texts, which, merges=merges)
+    for m in tok.trace[:: max(1, len(tok.trace) // 4)]:
+        lengths = {w: len(encode_ranked(word_symbols(w, which), tok.table, limit=m.rank + 1)) for w in counts}
+        assert m.total_tokens == sum(lengths[w] * n for w, n in counts.items())
+        assert m.multi_token_words == sum(1 for w in counts if lengths[w] > 1)
+
+
+def test_min_frequency_stops_training():
+    tok = train("ab ab ab cd cd ef", Settings(min_frequency=3), merges=50)
+    assert all(m.count >= 3 for m in tok.trace)
+    assert "at least 3" in tok.training.stop_reason
+
+
+def test_same_corpus_same_merges_whatever_the_word_order():
+    a = train("x y low lower newest low", merges=8)
+    b = train("newest low lower low y x", merges=8)
+    assert a.merges == b.merges
+
+
+def test_top_pairs_start_with_the_merged_pair_and_are_sorted(seed000):
+    tok = train(seed000, merges=10)
+    for m in tok.trace:
+        top = tok.top_pairs_at(m.rank)
+        assert top[0] == (m.left, m.right, m.count)
+        assert [c for *_, c in top] == sorted((c for *_, c in top), reverse=True)
+    assert [(a, b) for a, b, _ in tok.top_pairs_at(0)][:4] == [("w", "e"), ("t", "</w>"), ("s", "t"), ("n", "e")]
