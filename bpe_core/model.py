@@ -13,6 +13,7 @@ from .pretokenize import (
     normalize,
     normalize_with_offsets,
     split_spans,
+    split_words,
     symbols_to_bytes,
     word_symbols,
 )
@@ -122,7 +123,13 @@ class Tokenizer:
     def _encode_cached(self, word: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
         hit = self._cache.get(word)
         if hit is None:
-            tokens = tuple(encode_ranked(self.initial_symbols(word), self.table))
+            symbols = self.initial_symbols(word)
+            joined = "".join(symbols)
+            if self.table.concat and joined in self.vocab:
+                # tiktoken's rule: a piece that is itself a token is that token.
+                tokens: tuple[str, ...] = (joined,)
+            else:
+                tokens = tuple(encode_ranked(symbols, self.table))
             hit = (tokens, tuple(self._token_id(t) for t in tokens))
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
@@ -162,12 +169,11 @@ class Tokenizer:
         """Only the ids: the fast path for long texts."""
         settings = self.settings
         out: list[int] = []
-        norm = normalize(text, settings)
         cache = self._cache
-        for start, end in split_spans(norm, settings):
-            word = norm[start:end]
+        extend = out.extend
+        for word in split_words(normalize(text, settings), settings):
             hit = cache.get(word)
-            out.extend(hit[1] if hit is not None else self._encode_cached(word)[1])
+            extend(hit[1] if hit is not None else self._encode_cached(word)[1])
         return out
 
     def _token_spans(self, word: str, tokens: Sequence[str]) -> list[tuple[int, int]]:

@@ -60,10 +60,15 @@ def char_to_byte() -> dict[str, int]:
     return {ch: b for b, ch in enumerate(byte_to_char())}
 
 
+@lru_cache(maxsize=1)
+def _latin1_to_symbol() -> dict[int, str]:
+    return dict(enumerate(byte_to_char()))
+
+
 def bytes_to_symbols(data: bytes) -> str:
     """Bytes -> their printable stand-in characters, one character per byte."""
-    table = byte_to_char()
-    return "".join(table[b] for b in data)
+    # Latin-1 maps each byte to the code point of the same value; translate does the rest in C.
+    return data.decode("latin-1").translate(_latin1_to_symbol())
 
 
 def symbols_to_bytes(symbols: str) -> bytes:
