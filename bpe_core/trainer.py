@@ -167,6 +167,7 @@ def train_counts(
     trace: list[Merge] = []
     top_pairs: list[list[tuple[str, str, int]]] = []
     stop_reason = "reached the requested number of merges"
+    visited = 0  # positions looked at by all merges: what makes training incremental
 
     def pop_current() -> tuple | None:
         while heap:
@@ -209,6 +210,7 @@ def train_counts(
             tokens.append(merged)
             ids[merged] = new
         positions = sorted(where.pop(key))
+        visited += len(positions)
         del counts[key]
         first_pos.pop(key, None)
         touched: set[int] = set()
@@ -291,4 +293,5 @@ def train_counts(
         distinct_words=len(words),
         stop_reason=stop_reason,
         requested_merges=wanted,
+        stats={"positions": len(sym), "positions_visited": visited},
     )

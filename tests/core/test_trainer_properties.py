@@ -84,3 +84,19 @@ def test_top_pairs_start_with_the_merged_pair_and_are_sorted(seed000):
         assert top[0] == (m.left, m.right, m.count)
         assert [c for *_, c in top] == sorted((c for *_, c in top), reverse=True)
     assert [(a, b) for a, b, _ in tok.top_pairs_at(0)][:4] == [("w", "e"), ("t", "</w>"), ("s", "t"), ("n", "e")]
+
+
+def test_merges_visit_only_where_their_pair_occurs():
+    """One long text (text mode, no pre-tokenizer) is trained without rescanning it per merge."""
+    import random
+
+    rng = random.Random(3)
+    words = ["lower", "newest", "widest", "hug", "love", "the", "and"]
+    text = " ".join(rng.choice(words) for _ in range(4000))
+    tok = train(text, Settings(mode="text"), merges=300)
+    stats = tok.training.stats
+    assert stats["positions"] == len(text)
+    # A rescan per merge would look at merges x positions; each merge here sees only its pair's
+    # occurrences, which together can never exceed the characters merged away plus overlaps.
+    assert stats["positions_visited"] < 2 * len(text)
+    assert len(tok.merges) * stats["positions"] > 100 * stats["positions_visited"]
