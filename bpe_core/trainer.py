@@ -145,9 +145,14 @@ def train_counts(
             p = first_pos[key] = min(where[key])
         return p
 
+    descending: dict[int, _Descending] = {}  # `count-pair` only: each pair's tie key, made once
+
     def heap_entry(key: int) -> tuple:
         if tie_break == "count-pair":
-            return (-counts[key], _Descending((tokens[key >> _SHIFT], tokens[key & _MASK])), key)
+            tie = descending.get(key)
+            if tie is None:
+                tie = descending[key] = _Descending((tokens[key >> _SHIFT], tokens[key & _MASK]))
+            return (-counts[key], tie, key)
         if tie_break == "hf":
             return (-counts[key], key, key)  # smaller ids first, as the packed key orders them
         return (-counts[key], earliest(key), key)
