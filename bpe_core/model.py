@@ -213,13 +213,13 @@ class Tokenizer:
         settings = self.settings
         if settings.mode == "bytes":
             return symbols_to_bytes("".join(tokens)).decode("utf-8", errors="replace")
-        text = "".join(tokens)
         marker = settings.marker
-        if marker:
-            text = text.replace(marker, " ")
-            if text.endswith(" "):
-                text = text[:-1]
-        return text
+        if not marker:
+            return "".join(tokens)
+        # Only a token's final marker ends a word: a literal "</w>" inside a word stays text.
+        cut = len(marker)
+        text = "".join(t[:-cut] + " " if t.endswith(marker) else t for t in tokens)
+        return text[:-1] if text.endswith(" ") else text
 
     # ---- for the explorer -------------------------------------------------------------------
 

@@ -1,1 +1,19 @@
 """Reading and writing tokenizer files: our JSON, Hugging Face, GPT-2 and tiktoken."""
+from .detect import load_any
+from .gpt2 import load_gpt2, save_gpt2
+from .huggingface import from_hf_dict, load_hf, save_hf, to_hf_dict
+from .ours import from_json_dict, load_tokenizer, save_tokenizer, to_json_dict
+
+__all__ = [
+    "from_hf_dict",
+    "from_json_dict",
+    "load_any",
+    "load_gpt2",
+    "load_hf",
+    "load_tokenizer",
+    "save_gpt2",
+    "save_hf",
+    "save_tokenizer",
+    "to_hf_dict",
+    "to_json_dict",
+]

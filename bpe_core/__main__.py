@@ -1,0 +1,6 @@
+"""`python -m bpe_core`: the command line."""
+from __future__ import annotations
+
+from .cli import main
+
+raise SystemExit(main())

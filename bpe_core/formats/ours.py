@@ -1,0 +1,263 @@
+"""Our own model file: every setting, merge and training number, so a reload loses nothing.
+
+Layout (version 1), one JSON object::
+
+    {"format": "bpe-explorer", "version": 1, "source": "trained",
+     "settings": {...}, "unk_token": "<unk>", "base": [...], "merges": [[left, right], ...],
+     "training": {"trace": [{rank, left, right, token, count, vocab_size, total_tokens,
+                             multi_token_words}, ...],
+                  "top_pairs": [[[left, right, count], ...], ...], "stop_reason": ..., ...},
+     "vocab": {token: id}, "rank_rule": "pairs" | "concat", "concat_ranks": {token: rank}}
+
+`vocab` is written only when the merges cannot rebuild it (imported tokenizers); `training`
+only for trained ones; `concat_ranks` only when a concat rank table differs from `vocab`.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from ..model import Tokenizer
+from ..settings import BPEError, Settings
+from ..trainer import Merge, TrainResult
+from .detect import (
+    dump_json,
+    fail,
+    read_json_file,
+    require,
+    require_int,
+    require_merges_in_vocab,
+    require_str,
+    require_vocab,
+    write_text,
+)
+
+FORMAT = "bpe-explorer"
+VERSION = 1
+_MERGE_FIELDS = tuple(Merge.__dataclass_fields__)
+_TEXT_FIELDS = ("left", "right", "token")
+_RESULT_NUMBERS = (
+    "initial_tokens",
+    "initial_multi_token_words",
+    "word_count",
+    "distinct_words",
+    "requested_merges",
+)
+
+
+# ---- writing --------------------------------------------------------------------------------
+
+
+def to_json_dict(tok: Tokenizer) -> dict[str, Any]:
+    """The tokenizer as a JSON-ready dict in our versioned layout."""
+    base = list(tok.training.base) if tok.training else list(tok.base)
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "source": tok.source,
+        "settings": tok.settings.to_dict(),
+        "unk_token": tok.unk_token,
+        "base": base,
+        "merges": [[a, b] for a, b in tok.merges],
+    }
+    if tok.training is not None:
+        data["training"] = _training_dict(tok.training)
+    if not _vocab_is_derivable(tok, base):
+        data["vocab"] = dict(tok.vocab)
+    data["rank_rule"] = "concat" if tok.table.concat else "pairs"
+    if tok.table.concat and dict(tok.table.ranks) != tok.vocab:
+        data["concat_ranks"] = dict(tok.table.ranks)
+    return data
+
+
+def _training_dict(result: TrainResult) -> dict[str, Any]:
+    out: dict[str, Any] = {name: getattr(result, name) for name in _RESULT_NUMBERS}
+    out["stop_reason"] = result.stop_reason
+    out["stats"] = dict(result.stats)
+    out["trace"] = [asdict(m) for m in result.trace]
+    out["top_pairs"] = [[[a, b, n] for a, b, n in step] for step in result.top_pairs]
+    return out
+
+
+def _vocab_is_derivable(tok: Tokenizer, base: list[str]) -> bool:
+    """Whether base + merges (+ the unknown token) rebuild exactly this vocabulary."""
+    if tok.source != "trained" or tok.table.concat:
+        return False
+    rebuilt = Tokenizer(settings=tok.settings, merges=tok.merges, base=base, unk_token=tok.unk_token)
+    return rebuilt.vocab == tok.vocab
+
+
+def save_tokenizer(tok: Tokenizer, path: str | Path) -> None:
+    """Write the tokenizer to `path` as our JSON (UTF-8, readable, one merge a line)."""
+    write_text(path, dumps(tok))
+
+
+def dumps(tok: Tokenizer) -> str:
+    """The JSON text `save_tokenizer` writes."""
+    return dump_json(to_json_dict(tok)) + "\n"
+
+
+# ---- reading --------------------------------------------------------------------------------
+
+
+def load_tokenizer(path: str | Path) -> Tokenizer:
+    """Read a tokenizer saved by `save_tokenizer`."""
+    path = Path(path)
+    return from_json_dict(read_json_file(path), name=path.name)
+
+
+def from_json_dict(data: Any, *, name: str = "model file") -> Tokenizer:
+    """Rebuild a tokenizer from `to_json_dict` output, with a one-line error for anything malformed."""
+    require(isinstance(data, dict), f"{name} is not a JSON object")
+    fmt = data.get("format")
+    require(fmt == FORMAT, f"{name} is not a bpe-explorer model file (its format is {fmt!r})")
+    version = data.get("version")
+    require(
+        version == VERSION,
+        f"{name} is bpe-explorer format version {version!r}; this version reads only version {VERSION}",
+    )
+    settings = _settings(data.get("settings"), name)
+    source = require_str(data.get("source", "trained"), f"{name}: 'source'")
+    unk = data.get("unk_token")
+    require(unk is None or isinstance(unk, str), f"{name}: 'unk_token' must be a string or null")
+    merges = _pairs(data.get("merges"), f"{name}: 'merges'")
+    base = _strings(data.get("base", []), f"{name}: 'base'")
+    vocab = require_vocab(data["vocab"], f"{name}: 'vocab'") if "vocab" in data else None
+    concat = _rank_rule(data, vocab, name)
+    if vocab is None:
+        _check_derived(merges, base, name)
+    else:
+        require_merges_in_vocab(merges, vocab, name=name)
+    training = _training(data["training"], merges, base, name) if data.get("training") is not None else None
+    return Tokenizer(
+        settings=settings,
+        merges=merges,
+        base=base,
+        vocab=vocab,
+        concat_ranks=concat,
+        unk_token=unk,
+        training=training,
+        source=source,
+    )
+
+
+def _settings(raw: Any, name: str) -> Settings:
+    require(isinstance(raw, dict), f"{name}: 'settings' must be an object")
+    for key in ("mode", "eow", "pretokenizer", "tie_break", "normalization"):
+        if key in raw:
+            require_str(raw[key], f"{name}: setting {key!r}")
+    if "lowercase" in raw:
+        require(isinstance(raw["lowercase"], bool), f"{name}: setting 'lowercase' must be true or false")
+    try:
+        return Settings.from_dict(raw)
+    except BPEError as exc:
+        raise BPEError(f"{name}: {exc}") from None
+
+
+def _strings(raw: Any, what: str) -> list[str]:
+    require(isinstance(raw, list), f"{what} must be a list of strings")
+    for i, item in enumerate(raw):
+        if not isinstance(item, str):
+            fail(f"{what} item {i} is {_short(item)}, not a string")
+    return list(raw)
+
+
+def _pairs(raw: Any, what: str) -> list[tuple[str, str]]:
+    require(isinstance(raw, list), f"{what} must be a list of [left, right] pairs")
+    out = []
+    for rank, item in enumerate(raw):
+        if not (isinstance(item, list) and len(item) == 2 and all(isinstance(s, str) and s for s in item)):
+            fail(f"{what} item {rank} is {_short(item)}, not a [left, right] pair of strings")
+        out.append((item[0], item[1]))
+    return out
+
+
+def _training(raw: Any, merges: list[tuple[str, str]], base: list[str], name: str) -> TrainResult:
+    what = f"{name}: training"
+    require(isinstance(raw, dict), f"{what} must be an object")
+    numbers = {key: require_int(raw.get(key, 0), f"{what}.{key}") for key in _RESULT_NUMBERS}
+    stop_reason = require_str(raw.get("stop_reason", ""), f"{what}.stop_reason")
+    stats = raw.get("stats", {})
+    require(
+        isinstance(stats, dict) and all(_is_number(v) for v in stats.values()),
+        f"{what}.stats must map names to numbers",
+    )
+    trace = _trace(raw.get("trace"), f"{what}.trace")
+    require(
+        [(m.left, m.right) for m in trace] == merges,
+        f"{what}.trace does not match 'merges' (the trace must hold one entry per merge, in order)",
+    )
+    top_pairs = _top_pairs(raw.get("top_pairs", []), f"{what}.top_pairs")
+    return TrainResult(
+        base=base, trace=trace, top_pairs=top_pairs, stop_reason=stop_reason, stats=dict(stats), **numbers
+    )
+
+
+def _trace(raw: Any, what: str) -> list[Merge]:
+    require(isinstance(raw, list), f"{what} must be a list of merge records")
+    out = []
+    for i, item in enumerate(raw):
+        require(isinstance(item, dict), f"{what} item {i} is not an object")
+        missing = [key for key in _MERGE_FIELDS if key not in item]
+        require(not missing, f"{what} item {i} lacks {', '.join(map(repr, missing))}")
+        for key in _MERGE_FIELDS:
+            if not (isinstance(item[key], str) if key in _TEXT_FIELDS else _is_count(item[key])):
+                kind = "a string" if key in _TEXT_FIELDS else "a whole number 0 or more"
+                fail(f"{what} item {i}: {key!r} must be {kind}, not {_short(item[key])}")
+        out.append(Merge(**{key: item[key] for key in _MERGE_FIELDS}))
+    return out
+
+
+def _top_pairs(raw: Any, what: str) -> list[list[tuple[str, str, int]]]:
+    require(isinstance(raw, list), f"{what} must be a list (one list of pairs per merge)")
+    out = []
+    for i, step in enumerate(raw):
+        require(isinstance(step, list), f"{what} item {i} must be a list of [left, right, count]")
+        row = []
+        for entry in step:
+            ok = isinstance(entry, list) and len(entry) == 3 and _is_count(entry[2])
+            if not (ok and isinstance(entry[0], str) and isinstance(entry[1], str)):
+                fail(f"{what} item {i} holds {_short(entry)}, not [left, right, count]")
+            row.append((entry[0], entry[1], entry[2]))
+        out.append(row)
+    return out
+
+
+def _rank_rule(data: dict[str, Any], vocab: dict[str, int] | None, name: str) -> dict[str, int] | None:
+    """The concat rank table (tiktoken-style), or None for ordinary merge ranks."""
+    rule = data.get("rank_rule", "pairs")
+    require(rule in ("pairs", "concat"), f"{name}: 'rank_rule' must be 'pairs' or 'concat', not {rule!r}")
+    if rule == "pairs":
+        return None
+    require(vocab is not None, f"{name}: the 'concat' rank rule needs a 'vocab'")
+    if "concat_ranks" in data:
+        return require_vocab(data["concat_ranks"], f"{name}: 'concat_ranks'")
+    return vocab
+
+
+def _check_derived(merges: list[tuple[str, str]], base: list[str], name: str) -> None:
+    """Each merge must join tokens that exist by then: base symbols or earlier merges' results."""
+    known = set(base)
+    for rank, (a, b) in enumerate(merges):
+        for part in (a, b):
+            if part not in known:
+                fail(
+                    f"{name}: merge {rank} ({a!r}, {b!r}) uses {part!r}, "
+                    "which is neither a base symbol nor made by an earlier merge"
+                )
+        known.add(a + b)
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
