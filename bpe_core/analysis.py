@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from .encoder import encode_ranked, merge_steps
 from .hierarchy import MergeNode, merge_tree
 from .model import Encoding, Tokenizer
-from .pretokenize import char_to_byte, symbols_to_bytes
+from .pretokenize import char_to_byte
 from .settings import BPEError
 
 # Words with more symbols than this are encoded once per curve point (the engine's heap encoder);
@@ -193,9 +193,8 @@ def display_token(tokenizer: Tokenizer, token: str, *, as_bytes: bool = False) -
     """
     if as_bytes:
         return hex_bytes(token_bytes_of(tokenizer, token))
-    if tokenizer.settings.mode != "bytes" or not _is_byte_symbols(token):
-        return token
-    return bytes_text(symbols_to_bytes(token))
+    data = _symbol_bytes(token) if tokenizer.settings.mode == "bytes" else None
+    return token if data is None else bytes_text(data)
 
 
 def bytes_text(data: bytes) -> str:
@@ -217,7 +216,8 @@ def _utf8_parts(data: bytes) -> list[str | bytes]:
         try:
             good, bad, i = data[i:].decode("utf-8"), b"", len(data)
         except UnicodeDecodeError as exc:
-            good, bad, i = data[i : i + exc.start].decode("utf-8"), data[i + exc.start : i + exc.end], i + exc.end
+            bad_start, bad_end = i + exc.start, i + exc.end
+            good, bad, i = data[i:bad_start].decode("utf-8"), data[bad_start:bad_end], bad_end
         for n, piece in enumerate(good.split("\ufffd")):
             if n:
                 _append_run(parts, "\ufffd".encode("utf-8"))
@@ -243,9 +243,8 @@ def hex_bytes(data: bytes) -> str:
 
 def token_bytes_of(tokenizer: Tokenizer, token: str) -> bytes:
     """The bytes a token stands for; a token that is no byte sequence (a special token) as UTF-8."""
-    if tokenizer.settings.mode == "bytes" and _is_byte_symbols(token):
-        return symbols_to_bytes(token)
-    return token.encode("utf-8")
+    data = _symbol_bytes(token) if tokenizer.settings.mode == "bytes" else None
+    return token.encode("utf-8") if data is None else data
 
 
 def visible_whitespace(s: str) -> str:
@@ -259,9 +258,13 @@ def visible_whitespace(s: str) -> str:
     )
 
 
-def _is_byte_symbols(token: str) -> bool:
+def _symbol_bytes(token: str) -> bytes | None:
+    """A bytes-mode token's bytes, or None for a token that is no byte symbols (a special token)."""
     table = char_to_byte()
-    return bool(token) and all(ch in table for ch in token)
+    try:
+        return bytes(table[ch] for ch in token) if token else None
+    except KeyError:
+        return None
 
 
 # ---- token counts as merges grow -------------------------------------------------------------
@@ -270,9 +273,11 @@ def _is_byte_symbols(token: str) -> bool:
 def token_count_curve(tokenizer: Tokenizer, text: str, *, points: int = 50) -> list[tuple[int, int]]:
     """(merges used, tokens in `text`) for up to `points` merge counts from 0 to all merges.
 
-    Each value equals `len(tokenizer.encode(text, limit=k))`. Encoding with the first k merges
-    applies a prefix of the full encoding's merge steps (it stops at the first step of rank >= k),
-    so each distinct word is stepped through once and every k is read off that one run.
+    Each value equals `len(tokenizer.encode(text, limit=k))`, and the last one `len(tokenizer.encode(text))`
+    (they differ only for tiktoken rank files, whose full encoding takes a piece that is itself
+    a token whole). Encoding with the first k merges applies a prefix of the full encoding's
+    merge steps (it stops at the first step of rank >= k), so each distinct word is stepped
+    through once and every k is read off that one run.
     """
     if isinstance(points, bool) or not isinstance(points, int) or points < 2:
         raise BPEError("a token-count curve needs at least 2 points")
@@ -281,17 +286,19 @@ def token_count_curve(tokenizer: Tokenizer, text: str, *, points: int = 50) -> l
     limits = [_limit_after(tokenizer, k) for k in ks]
     counts = [0] * len(ks)
     table = tokenizer.table
+    last = len(ks) - 1  # k = all merges: the tokenizer's own full encoding
     for word, n in Counter(tokenizer.words_of(text)).items():
+        counts[last] += n * len(tokenizer.encode_word(word))
         symbols = tokenizer.initial_symbols(word)
         if len(symbols) > _STEP_ONCE_MAX:
-            for j, limit in enumerate(limits):
+            for j, limit in enumerate(limits[:last]):
                 counts[j] += n * len(encode_ranked(symbols, table, limit=limit))
             continue
         # reach[i]: the highest rank among the first i + 1 steps; non-decreasing.
         reach: list[int] = []
         for step in merge_steps(symbols, table):
             reach.append(max(step.rank, reach[-1]) if reach else step.rank)
-        for j, limit in enumerate(limits):
+        for j, limit in enumerate(limits[:last]):
             counts[j] += n * (len(symbols) - bisect_left(reach, limit))
     return list(zip(ks, counts))
 
@@ -344,12 +351,17 @@ def token_usage(tokenizer: Tokenizer, word_counts: Mapping[str, int]) -> dict[st
         if not word or n <= 0:
             continue
         if bytes_mode:
-            if not _is_byte_symbols(word):
+            data = _symbol_bytes(word)
+            if data is None:
                 raise BPEError(
                     f"word {word[:30]!r} is not written in byte symbols: "
                     "give bytes-mode word counts as count_words returns them"
                 )
-            tokens = encode_ranked(list(word), tokenizer.table)
+            try:
+                # Through the tokenizer's own (cached) encoder, which knows tiktoken's rules.
+                tokens = tokenizer.encode_word(data.decode("utf-8"))
+            except UnicodeDecodeError:
+                tokens = encode_ranked(list(word), tokenizer.table)
         else:
             tokens = tokenizer.encode_word(word)
         for token in tokens:
@@ -386,10 +398,10 @@ def vocabulary_table(tokenizer: Tokenizer, word_counts: Mapping[str, int] | None
 def nearly_unused(rows: Sequence[VocabRow], *, threshold: float = 0.25) -> list[VocabRow]:
     """Merged tokens that later merges consumed: final uses at most `threshold` x their count when merged.
 
-    Example (seed 000, 10 merges): "ne" was merged 9 times, but "newe" and then "newest</w>"
-    took 7 of those, leaving 2 uses (2/9 <= 0.25). Rows without a merge count (no trace) qualify
-    only when never used; rows without uses (no word counts) never qualify. Use the training
-    corpus's word counts, or the ratio compares two corpora.
+    Example (seed 000, 10 merges): "ne" was made 9 times, but "newe" took 7 of those (and
+    "newest</w>" later took most of "newe"), leaving 2 uses in "new" (2/9 <= 0.25). Rows
+    without a merge count (no trace) qualify only when never used; rows without uses (no word
+    counts) never qualify. Use the training corpus's word counts, or the ratio mixes two corpora.
     """
     if isinstance(threshold, bool) or not 0 <= threshold <= 1:
         raise BPEError("the nearly-unused threshold is a share between 0 and 1")
@@ -400,7 +412,6 @@ def nearly_unused(rows: Sequence[VocabRow], *, threshold: float = 0.25) -> list[
         if (row.uses <= threshold * row.count) if row.count else row.uses == 0:
             out.append(row)
     return out
-
 
 
 # ---- one token's life ------------------------------------------------------------------------
@@ -422,7 +433,7 @@ class LifeStory:
 
 
 def life_story(tokenizer: Tokenizer, token: str, word_counts: Mapping[str, int] | None = None) -> LifeStory:
-    """Everything about one token; `step` is rank + 1 because animation step t shows the state after t merges."""
+    """Everything about one token; `step` = rank + 1, as animation step t shows the state after t merges."""
     if token not in tokenizer.vocab:
         raise BPEError(f"{token!r} is not in this tokenizer's vocabulary")
     rank = tokenizer.birth.get(token)
@@ -516,8 +527,8 @@ def _shown_with_size(tokenizer: Tokenizer, token: str) -> tuple[str, int, int]:
     """
     if token == tokenizer.unk_token:
         return token, 0, 0
-    if tokenizer.settings.mode == "bytes" and _is_byte_symbols(token):
-        data = symbols_to_bytes(token)
+    data = _symbol_bytes(token) if tokenizer.settings.mode == "bytes" else None
+    if data is not None:
         parts = _utf8_parts(data)
         shown = "".join(p if isinstance(p, str) else hex_bytes(p) for p in parts)
         return shown, sum(len(p) for p in parts if isinstance(p, str)), len(data)
