@@ -370,9 +370,21 @@ def token_usage(tokenizer: Tokenizer, word_counts: Mapping[str, int]) -> dict[st
     return usage
 
 
+def _usage(tokenizer: Tokenizer, word_counts: Mapping[str, int] | None) -> dict[str, int] | None:
+    if word_counts is not None:
+        return token_usage(tokenizer, word_counts)
+    if tokenizer.training is not None and tokenizer.training.final_usage:
+        return tokenizer.training.final_usage
+    return None
+
+
 def vocabulary_table(tokenizer: Tokenizer, word_counts: Mapping[str, int] | None = None) -> list[VocabRow]:
-    """One row per vocabulary token, in id order; `uses` needs the corpus's word counts."""
-    usage = token_usage(tokenizer, word_counts) if word_counts is not None else None
+    """One row per vocabulary token, in id order.
+
+    `uses` comes from `word_counts` when given, else from the training run's own final counts,
+    else it is None (an imported tokenizer with no corpus).
+    """
+    usage = _usage(tokenizer, word_counts)
     children = _children(tokenizer)
     rows = []
     for token, token_id in sorted(tokenizer.vocab.items(), key=lambda item: item[1]):
@@ -437,9 +449,8 @@ def life_story(tokenizer: Tokenizer, token: str, word_counts: Mapping[str, int] 
     if token not in tokenizer.vocab:
         raise BPEError(f"{token!r} is not in this tokenizer's vocabulary")
     rank = tokenizer.birth.get(token)
-    uses = None
-    if word_counts is not None:
-        uses = token_usage(tokenizer, word_counts).get(token, 0)
+    usage = _usage(tokenizer, word_counts)
+    uses = usage.get(token, 0) if usage is not None else None
     return LifeStory(
         token=token,
         id=tokenizer.vocab[token],

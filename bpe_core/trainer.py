@@ -50,6 +50,7 @@ class TrainResult:
     stop_reason: str
     requested_merges: int = 0
     stats: dict[str, float] = field(default_factory=dict)
+    final_usage: dict[str, int] = field(default_factory=dict)  # token -> occurrences after training
 
 
 class _Descending:
@@ -288,6 +289,11 @@ def train_counts(
         if progress is not None and (len(trace) % 100 == 0 or len(trace) == wanted):
             progress(len(trace), wanted)
 
+    usage: dict[int, int] = {}
+    for p, s in enumerate(sym):
+        if s >= 0:
+            usage[s] = usage.get(s, 0) + weights[owner[p]]
+
     return TrainResult(
         base=base,
         trace=trace,
@@ -299,4 +305,5 @@ def train_counts(
         stop_reason=stop_reason,
         requested_merges=wanted,
         stats={"positions": len(sym), "positions_visited": visited},
+        final_usage={tokens[s]: n for s, n in sorted(usage.items())},
     )

@@ -78,6 +78,7 @@ def _training_dict(result: TrainResult) -> dict[str, Any]:
     out["stats"] = dict(result.stats)
     out["trace"] = [asdict(m) for m in result.trace]
     out["top_pairs"] = [[[a, b, n] for a, b, n in step] for step in result.top_pairs]
+    out["final_usage"] = dict(result.final_usage)
     return out
 
 
@@ -190,8 +191,19 @@ def _training(raw: Any, merges: list[tuple[str, str]], base: list[str], name: st
         f"{what}.trace does not match 'merges' (the trace must hold one entry per merge, in order)",
     )
     top_pairs = _top_pairs(raw.get("top_pairs", []), f"{what}.top_pairs")
+    usage = raw.get("final_usage", {})
+    require(
+        isinstance(usage, dict) and all(_is_number(v) for v in usage.values()),
+        f"{what}.final_usage must map tokens to counts",
+    )
     return TrainResult(
-        base=base, trace=trace, top_pairs=top_pairs, stop_reason=stop_reason, stats=dict(stats), **numbers
+        base=base,
+        trace=trace,
+        top_pairs=top_pairs,
+        stop_reason=stop_reason,
+        stats=dict(stats),
+        final_usage={str(k): int(v) for k, v in usage.items()},
+        **numbers,
     )
 
 

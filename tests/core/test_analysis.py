@@ -74,8 +74,11 @@ def test_usage_sums_to_the_final_token_count(tok10, counts10):
     assert (usage["ne"], usage["newe"], usage["t</w>"], usage["newest</w>"]) == (2, 1, 0, 6)
 
 
-def test_usage_without_word_counts_is_unknown(tok10):
-    rows = vocabulary_table(tok10)
+def test_usage_without_word_counts_or_training_is_unknown(tok10):
+    from bpe_core import Tokenizer
+
+    imported = Tokenizer(settings=tok10.settings, merges=tok10.merges, vocab=dict(tok10.vocab), source="import")
+    rows = vocabulary_table(imported)
     assert all(r.uses is None and r.kept is None for r in rows)
     assert nearly_unused(rows) == []
 
@@ -271,7 +274,8 @@ def test_life_story_of_newest(tok10, counts10):
 
 def test_life_story_of_base_and_intermediate_tokens(tok10):
     e = life_story(tok10, "e")
-    assert (e.rank, e.count, e.parents, e.step, e.uses) == (None, None, None, 0, None)
+    # "e" survives as a token only in wider's "wi d e st</w>" (x3) after training.
+    assert (e.rank, e.count, e.parents, e.step, e.uses) == (None, None, None, 0, 3)
     assert e.children == (("we", 0), ("ne", 3))
     assert life_story(tok10, "ne").children == (("newe", 5),)
     with pytest.raises(BPEError, match="not in this tokenizer's vocabulary"):
@@ -303,3 +307,14 @@ def test_dropout_extremes_and_bad_input(tok10):
         dropout_distribution(tok10, "low", p=1.5, samples=3, seed=0)
     with pytest.raises(BPEError):
         dropout_distribution(tok10, "low", p=0.1, samples=0, seed=0)
+
+
+def test_training_usage_equals_counting_the_corpus_again():
+    from bpe_core.analysis import vocabulary_table
+    from bpe_core.pretokenize import count_words
+
+    tok = train(SEED000, merges=10)
+    recounted = vocabulary_table(tok, count_words([SEED000], tok.settings))
+    from_training = vocabulary_table(tok)
+    assert [r.uses for r in from_training] == [r.uses for r in recounted]
+    assert sum(r.uses for r in from_training) == tok.trace[-1].total_tokens

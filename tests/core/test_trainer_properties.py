@@ -63,6 +63,11 @@ def test_trace_agrees_with_encoding_the_corpus(texts, which, merges):
         lengths = {w: len(encode_ranked(word_symbols(w, which), tok.table, limit=m.rank + 1)) for w in counts}
         assert m.total_tokens == sum(lengths[w] * n for w, n in counts.items())
         assert m.multi_token_words == sum(1 for w in counts if lengths[w] > 1)
+    usage: dict[str, int] = {}
+    for w, n in counts.items():
+        for t in encode_ranked(word_symbols(w, which), tok.table):
+            usage[t] = usage.get(t, 0) + n
+    assert tok.training.final_usage == usage
 
 
 def test_min_frequency_stops_training():
