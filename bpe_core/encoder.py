@@ -41,15 +41,24 @@ def encode_ranked(symbols: Sequence[str], table: RankTable, *, limit: int | None
         return _encode_long(parts, table, limit)
     ranks, concat = table.ranks, table.concat
     top = INF if limit is None else limit
-    while len(parts) > 1:
-        best, at = top, -1
-        for i in range(len(parts) - 1):
-            r = ranks.get(parts[i] + parts[i + 1]) if concat else ranks.get((parts[i], parts[i + 1]))
-            if r is not None and r < best:
-                best, at = r, i
-        if at < 0:
+    # pair_ranks[i] is the rank of (parts[i], parts[i + 1]); a merge changes only its neighbours.
+    if concat:
+        pair_ranks = [ranks.get(a + b, INF) for a, b in zip(parts, parts[1:])]
+    else:
+        pair_ranks = [ranks.get(pair, INF) for pair in zip(parts, parts[1:])]
+    while pair_ranks:
+        best = min(pair_ranks)
+        if best >= top:
             break
-        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+        i = pair_ranks.index(best)  # the leftmost of equal ranks
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+        del pair_ranks[i]
+        if i < len(pair_ranks):
+            right = parts[i] + parts[i + 1] if concat else (parts[i], parts[i + 1])
+            pair_ranks[i] = ranks.get(right, INF)
+        if i > 0:
+            left = parts[i - 1] + parts[i] if concat else (parts[i - 1], parts[i])
+            pair_ranks[i - 1] = ranks.get(left, INF)
     return parts
 
 
