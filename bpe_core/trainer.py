@@ -7,7 +7,9 @@ trained without pre-tokenization is one long word and gets the same treatment.
 """
 from __future__ import annotations
 
+import gc
 import heapq
+from heapq import heappop, heappush
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -96,6 +98,25 @@ def train_counts(
     progress: Progress | None = None,
 ) -> TrainResult:
     """Learn merges from word counts (ordered by first appearance) with the incremental index."""
+    # Millions of small, long-lived objects and no cycles: the cyclic collector only costs time.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _train(word_counts, settings, merges=merges, vocab_size=vocab_size, top_k=top_k, progress=progress)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _train(
+    word_counts: Mapping[str, int],
+    settings: Settings,
+    *,
+    merges: int | None,
+    vocab_size: int | None,
+    top_k: int,
+    progress: Progress | None,
+) -> TrainResult:
     words = [(word_symbols(w, settings), n) for w, n in word_counts.items() if w and n > 0]
     seen = {s for symbols, _ in words for s in symbols}
     if settings.mode == "bytes":
@@ -138,6 +159,7 @@ def train_counts(
                 bucket.add(p)
 
     tie_break = settings.tie_break
+    track_first = tie_break == "first"
     first_pos: dict[int, int] = {}  # `first` only: cached earliest position, absent when stale
 
     def earliest(key: int) -> int:
@@ -192,17 +214,20 @@ def train_counts(
             stop_reason = f"no pair occurs at least {settings.min_frequency} times"
             break
         # The runners-up, for the bar chart of this step: pop them, note them, push them back.
+        # (Written out rather than calling pop_current: this runs top_k - 1 times a merge.)
         runners: list[tuple] = []
         seen = {best[2]}
-        while len(runners) < top_k - 1:
-            entry = pop_current()
-            if entry is None:
-                break
-            if entry[2] not in seen:
-                seen.add(entry[2])
-                runners.append(entry)
+        while heap and len(runners) < top_k - 1:
+            entry = heappop(heap)
+            pair = entry[2]
+            if counts.get(pair) != -entry[0] or pair in seen:
+                continue  # stale, or a second entry for a pair already noted
+            if track_first and entry[1] != earliest(pair):
+                continue
+            seen.add(pair)
+            runners.append(entry)
         for entry in runners:
-            heapq.heappush(heap, entry)
+            heappush(heap, entry)
         top_pairs.append(
             [(tokens[e[2] >> _SHIFT], tokens[e[2] & _MASK], -e[0]) for e in [best, *runners]]
         )
@@ -220,29 +245,7 @@ def train_counts(
         del counts[key]
         first_pos.pop(key, None)
         touched: set[int] = set()
-
-        def add(pair: int, p: int, n: int) -> None:
-            counts[pair] = counts.get(pair, 0) + n
-            bucket = where.get(pair)
-            if bucket is None:
-                where[pair] = {p}
-            else:
-                bucket.add(p)
-            if tie_break == "first":
-                cached = first_pos.get(pair)
-                if cached is not None and p < cached:
-                    first_pos[pair] = p
-            touched.add(pair)
-
-        def remove(pair: int, p: int, n: int) -> None:
-            if pair == key:
-                return  # the pair being merged is dropped whole
-            counts[pair] -= n
-            where[pair].discard(p)
-            if tie_break == "first" and first_pos.get(pair) == p:
-                del first_pos[pair]
-            touched.add(pair)
-
+        # The updates below are written out in the loop: it is the trainer's hot path.
         for p in positions:
             q = nxt[p]
             # An earlier merge in this pass may have used p or q already ("a a a" merging a + a).
@@ -252,11 +255,49 @@ def train_counts(
             n = weights[w_index]
             before, after = prv[p], nxt[q]
             if before != -1:
-                remove(sym[before] << _SHIFT | a, before, n)
-                add(sym[before] << _SHIFT | new, before, n)
+                # For "x a b": x + a loses an occurrence at `before`, x + ab gains one there.
+                left = sym[before]
+                old = left << _SHIFT | a
+                if old != key:  # the pair being merged is dropped whole
+                    counts[old] -= n
+                    where[old].discard(before)
+                    touched.add(old)
+                    if track_first and first_pos.get(old) == before:
+                        del first_pos[old]
+                pair = left << _SHIFT | new
+                counts[pair] = counts.get(pair, 0) + n
+                bucket = where.get(pair)
+                if bucket is None:
+                    where[pair] = {before}
+                else:
+                    bucket.add(before)
+                touched.add(pair)
+                if track_first:
+                    cached = first_pos.get(pair)
+                    if cached is not None and before < cached:
+                        first_pos[pair] = before
             if after != -1:
-                remove(b << _SHIFT | sym[after], q, n)
-                add(new << _SHIFT | sym[after], p, n)
+                # For "a b y": b + y loses an occurrence at q, ab + y gains one at p.
+                right = sym[after]
+                old = b << _SHIFT | right
+                if old != key:
+                    counts[old] -= n
+                    where[old].discard(q)
+                    touched.add(old)
+                    if track_first and first_pos.get(old) == q:
+                        del first_pos[old]
+                pair = new << _SHIFT | right
+                counts[pair] = counts.get(pair, 0) + n
+                bucket = where.get(pair)
+                if bucket is None:
+                    where[pair] = {p}
+                else:
+                    bucket.add(p)
+                touched.add(pair)
+                if track_first:
+                    cached = first_pos.get(pair)
+                    if cached is not None and p < cached:
+                        first_pos[pair] = p
                 prv[after] = p
             sym[p] = new
             sym[q] = -1

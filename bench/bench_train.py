@@ -1,0 +1,733 @@
+"""Training benchmark: our trainer against Hugging Face `tokenizers` and `subword-nmt`.
+
+    python bench/bench_train.py [--size-mb 5] [--merges 2000 10000] [--repeat 2] [--quick] [--json PATH]
+    python bench/bench_train.py --profile [--merges 10000]     # cProfile of our trainer only
+
+Three pairings, each with settings chosen so that the merge lists must be identical:
+
+  (i)   word   ours: mode=word, eow=none, tie_break=hf
+               HF:   BPE + pre_tokenizers.WhitespaceSplit(), no end-of-word suffix
+  (ii)  bytes  ours: mode=bytes, pretokenizer=gpt2, tie_break=hf
+               HF:   BPE + ByteLevel(add_prefix_space=False), initial_alphabet=ByteLevel.alphabet()
+  (iii) suffix ours: mode=word, eow=suffix (`</w>` glued to the last character), tie_break=count-pair
+               subword-nmt: learn_bpe(..., is_dict=True, min_frequency=1), in-process, fed our
+               word counts as "word count" lines, so its time is its merge loop only
+
+Every run is a fresh Python process (this file with --worker); its peak memory is the
+process's VmHWM (peak resident set, Rust allocations included) and its baseline is VmRSS
+just before training, after the corpus was read. HF runs single-threaded
+(TOKENIZERS_PARALLELISM=false) unless --hf-parallel is given, since our trainer uses one core.
+
+Our time is the public `train()` call (word counting + merge loop). The counting alone is
+timed in the same process beforehand, so `merge s` = total - count; subword-nmt is compared
+with that merge phase, because it is handed ready-made counts.
+
+A last section shows, on a tab-indented copy of the code corpus, how subword-nmt mis-merges
+symbols that contain a tab (see `tab_demo`).
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (  # noqa: E402
+    CORPORA,
+    QUICK_BYTES,
+    corpus_path,
+    fmt,
+    machine_info,
+    mb,
+    proc_status,
+    read_text,
+    table,
+    write_json,
+)
+
+CASES: dict[str, dict[str, Any]] = {
+    "word": {
+        "label": "(i) word, eow=none, tie=hf",
+        "ours": {"mode": "word", "eow": "none", "tie_break": "hf"},
+        "peer": "hf-whitespace",
+    },
+    "bytes": {
+        "label": "(ii) bytes, gpt2, tie=hf",
+        "ours": {"mode": "bytes", "pretokenizer": "gpt2", "tie_break": "hf"},
+        "peer": "hf-bytelevel",
+    },
+    "suffix": {
+        "label": "(iii) word, eow=suffix, tie=count-pair",
+        "ours": {"mode": "word", "eow": "suffix", "tie_break": "count-pair"},
+        "peer": "subword-nmt",
+    },
+}
+PEER_NAMES = {"hf-whitespace": "HF", "hf-bytelevel": "HF", "subword-nmt": "subword-nmt"}
+
+# Python's str.isspace() (our word split) is true for these four separators, Rust's
+# char::is_whitespace (HF's WhitespaceSplit) is not: words holding them split differently.
+PY_ONLY_SPACES = "\x1c\x1d\x1e\x1f"
+
+
+def _no_tqdm(iterable: Any, *args: Any, **kwargs: Any) -> Any:
+    return iterable
+
+
+# ============================================================================================
+# Workers (each runs in its own process)
+# ============================================================================================
+
+
+def _work_ours(spec: dict[str, Any], text: str) -> dict[str, Any]:
+    from bpe_core import Settings, train
+    from bpe_core.pretokenize import count_words
+
+    settings = Settings(**spec["settings"])
+    merges = spec["merges"]
+    # The counting phase alone, for the phase split (its memory is freed before training).
+    t0 = time.perf_counter()
+    counts = count_words([text], settings)
+    count_seconds = time.perf_counter() - t0
+    distinct = len(counts)
+    del counts
+    before = proc_status()
+    t0 = time.perf_counter()
+    tok = train([text], settings, merges=merges)
+    seconds = time.perf_counter() - t0
+    after = proc_status()
+    return {
+        "seconds": seconds,
+        "count_seconds": count_seconds,
+        "merge_seconds": max(0.0, seconds - count_seconds),
+        "rss_before_kib": before["VmRSS"],
+        "peak_kib": after["VmHWM"],
+        "merges": [list(p) for p in tok.merges],
+        "distinct_words": distinct,
+        "stop_reason": tok.training.stop_reason if tok.training else "",
+    }
+
+
+def _rust_whitespace(ch: str) -> bool:
+    return ch.isspace() and ch not in PY_ONLY_SPACES
+
+
+def _hf_merges(tokenizer: Any) -> list[list[str]]:
+    model = json.loads(tokenizer.to_str())["model"]
+    out = []
+    for m in model["merges"]:
+        out.append(list(m) if isinstance(m, list) else m.split(" ", 1))
+    return out
+
+
+def _work_hf(spec: dict[str, Any], text: str) -> dict[str, Any]:
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    merges = spec["merges"]
+    tokenizer = Tokenizer(models.BPE())
+    extra: dict[str, Any] = {}
+    if spec["engine"] == "hf-whitespace":
+        tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+        alphabet = sum(1 for ch in set(text) if not _rust_whitespace(ch))
+    else:
+        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        extra["initial_alphabet"] = pre_tokenizers.ByteLevel.alphabet()
+        alphabet = len(extra["initial_alphabet"])  # 256: every byte, seen or not
+    # HF stops when the vocabulary (special tokens + alphabet + merged tokens) reaches
+    # vocab_size; with no special tokens that is alphabet + N for N merges (more merges if two
+    # merges spell the same token, which adds no vocabulary entry: only the first N are compared).
+    vocab_size = alphabet + merges
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=0,  # HF stops at count < 1 anyway; ours uses min_frequency=1: same rule
+        show_progress=False,
+        special_tokens=[],
+        limit_alphabet=1_000_000,  # keep every character (None is refused by the binding)
+        **extra,
+    )
+    before = proc_status()
+    t0 = time.perf_counter()
+    tokenizer.train_from_iterator([text], trainer)
+    seconds = time.perf_counter() - t0
+    after = proc_status()
+    return {
+        "seconds": seconds,
+        "rss_before_kib": before["VmRSS"],
+        "peak_kib": after["VmHWM"],
+        "merges": _hf_merges(tokenizer),
+        "alphabet": alphabet,
+        "vocab_size": vocab_size,
+    }
+
+
+def _work_subword_nmt(spec: dict[str, Any], text: str) -> dict[str, Any]:
+    import subword_nmt.learn_bpe as learn_bpe_module
+
+    from bpe_core import Settings
+    from bpe_core.pretokenize import count_words
+
+    learn_bpe_module.tqdm = _no_tqdm  # its progress bar would be timed and printed
+    settings = Settings(**CASES["suffix"]["ours"])
+    counts = count_words([text], settings)
+    lines = [f"{word} {n}\n" for word, n in counts.items()]
+    del counts
+    out = io.StringIO()
+    before = proc_status()
+    t0 = time.perf_counter()
+    learn_bpe_module.learn_bpe(lines, out, spec["merges"], min_frequency=1, is_dict=True)
+    seconds = time.perf_counter() - t0
+    after = proc_status()
+    merges = [line.split(" ") for line in out.getvalue().splitlines()[1:]]  # skip "#version"
+    return {
+        "seconds": seconds,
+        "rss_before_kib": before["VmRSS"],
+        "peak_kib": after["VmHWM"],
+        "merges": merges,
+    }
+
+
+def worker_main(spec_path: str, out_path: str) -> None:
+    spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
+    text = read_text(spec["corpus_path"])
+    engine = spec["engine"]
+    if engine == "ours":
+        result = _work_ours(spec, text)
+    elif engine.startswith("hf-"):
+        result = _work_hf(spec, text)
+    elif engine == "subword-nmt":
+        result = _work_subword_nmt(spec, text)
+    else:
+        raise SystemExit(f"unknown engine {engine!r}")
+    Path(out_path).write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
+
+
+def fastest(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The fastest of repeated runs (an error if any failed), with every run's seconds."""
+    failed = [r for r in runs if "error" in r]
+    if failed:
+        return failed[0]
+    best = dict(min(runs, key=lambda r: r["seconds"]))
+    best["all_seconds"] = [r["seconds"] for r in runs]
+    best["max_peak_kib"] = max(r["peak_kib"] for r in runs)
+    return best
+
+
+def run_worker(spec: dict[str, Any], *, hf_parallel: bool, tmp: Path) -> dict[str, Any]:
+    """Run one training in a fresh process and return its measurements."""
+    tag = f"{spec['corpus']}-{spec['case']}-{spec['engine']}-{spec['merges']}"
+    spec_path, out_path = tmp / f"{tag}.spec.json", tmp / f"{tag}.out.json"
+    spec_path.write_text(json.dumps(spec), encoding="utf-8")
+    env = dict(os.environ)
+    env["TOKENIZERS_PARALLELISM"] = "true" if hf_parallel else "false"
+    env["PYTHONHASHSEED"] = "0"
+    load_before = os.getloadavg()[0]
+    wall0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--worker", str(spec_path), str(out_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    wall = time.perf_counter() - wall0
+    if proc.returncode != 0:
+        return {"error": (proc.stderr or proc.stdout)[-2000:], "process_seconds": wall}
+    result = json.loads(out_path.read_text(encoding="utf-8"))
+    result["process_seconds"] = wall
+    result["loadavg_1min_before"] = load_before
+    return result
+
+
+# ============================================================================================
+# Agreement
+# ============================================================================================
+
+
+def recount(text: str, settings_dict: dict[str, Any], prefix: list[tuple[str, str]], pairs: list[tuple[str, str]]) -> dict[str, int]:
+    """How often each of `pairs` occurs once the merges in `prefix` are applied to the corpus."""
+    from bpe_core import RankTable, Settings, encode_ranked
+    from bpe_core.pretokenize import count_words, word_symbols
+
+    settings = Settings(**settings_dict)
+    table = RankTable({pair: rank for rank, pair in reversed(list(enumerate(prefix)))})
+    wanted = set(pairs)
+    found: Counter[tuple[str, str]] = Counter()
+    for word, n in count_words([text], settings).items():
+        symbols = encode_ranked(word_symbols(word, settings), table)
+        for pair in zip(symbols, symbols[1:]):
+            if pair in wanted:
+                found[pair] += n
+    return {f"{a} {b}": found[(a, b)] for a, b in pairs}
+
+
+def compare(ours: list[list[str]], peer: list[list[str]], wanted: int) -> dict[str, Any]:
+    a = [tuple(p) for p in ours[:wanted]]
+    b = [tuple(p) for p in peer[:wanted]]
+    n = min(len(a), len(b))
+    first = next((i for i in range(n) if a[i] != b[i]), None)
+    out: dict[str, Any] = {
+        "ours_made": len(ours),
+        "peer_made": len(peer),
+        "compared": n,
+        "agree": first is None and len(a) == len(b) == wanted,
+        "first_disagreement": None,
+    }
+    if first is not None:
+        out["first_disagreement"] = {"rank": first, "ours": list(a[first]), "peer": list(b[first])}
+    elif len(a) != len(b):
+        out["note"] = f"one side stopped early: ours {len(a)}, peer {len(b)} of {wanted}"
+    if len(peer) > wanted:
+        out["note"] = (
+            f"peer made {len(peer)} merges for vocab_size = alphabet + {wanted}: some merges "
+            "spell a token that already exists (no new vocabulary entry); first "
+            f"{wanted} compared"
+        )
+    return out
+
+
+def explain(text: str, case: str, cmp: dict[str, Any], ours: list[list[str]]) -> str:
+    """Recount the two picks at the first disagreement to tell a tie from a miscount."""
+    d = cmp["first_disagreement"]
+    rank = d["rank"]
+    prefix = [tuple(p) for p in ours[:rank]]
+    picks = [tuple(d["ours"]), tuple(d["peer"])]
+    counts = recount(text, CASES[case]["ours"], prefix, picks)
+    d["recount"] = counts
+    c_ours, c_peer = counts[" ".join(picks[0])], counts[" ".join(picks[1])]
+    if c_ours == c_peer:
+        why = "a tie broken differently"
+    elif c_peer < c_ours:
+        why = "the peer picked a less frequent pair (its counts had drifted)"
+    else:
+        why = "OUR pick is less frequent: a bug in our trainer"
+    d["why"] = why
+    return (
+        f"first disagreement at merge #{rank}: ours {picks[0]!r} (count {c_ours}), "
+        f"peer {picks[1]!r} (count {c_peer}) after the common prefix: {why}"
+    )
+
+
+# ============================================================================================
+# subword-nmt and tabs
+# ============================================================================================
+
+
+def _merge_symbols(word: tuple[str, ...], pair: tuple[str, str]) -> tuple[str, ...]:
+    """The correct result of merging `pair` in a symbol sequence, left to right."""
+    out: list[str] = []
+    i = 0
+    while i < len(word):
+        if i + 1 < len(word) and word[i] == pair[0] and word[i + 1] == pair[1]:
+            out.append(word[i] + word[i + 1])
+            i += 2
+        else:
+            out.append(word[i])
+            i += 1
+    return tuple(out)
+
+
+def tab_demo(code_text: str, merges: int) -> dict[str, Any]:
+    """Show subword-nmt's mis-merge of symbols that hold a tab, and how far it carries.
+
+    subword-nmt's `replace_pair` joins a word's symbols with spaces and rewrites
+    `first second` with the regex  (?<!\\S)first\\ second(?!\\S) : the look-arounds are meant to
+    mean "a symbol boundary" (a space or an end). But its word splitting (line.split(' '))
+    leaves tabs inside words, so symbols can hold tabs, and a tab also satisfies
+    (?<!\\S) / (?!\\S). The match may then start or end in the middle of a symbol.
+    """
+    import subword_nmt.learn_bpe as lb
+
+    from bpe_core import Settings
+    from bpe_core.trainer import train_counts
+
+    out: dict[str, Any] = {}
+    # 1. The smallest case, calling its replace_pair directly.
+    word = ("\t\t", "\t\t", "\t", "if</w>")
+    pair = ("\t\t", "\t")
+    vocab = [(word, 1)]
+    changes = lb.replace_pair(pair, vocab, {pair: {0: 1}})
+    got = changes[0][1] if changes else word
+    out["minimal"] = {
+        "word": list(word),
+        "pair": list(pair),
+        "subword_nmt": list(got),
+        "correct": list(_merge_symbols(word, pair)),
+        # Its pattern, written with \t for a tab: (?<!\S) + re.escape("first second") + (?!\S)
+        "regex": (r"(?<!\S)" + re.escape(pair[0] + " " + pair[1]) + r"(?!\S)").replace("\t", "t"),
+        "joined": " ".join(word),
+    }
+
+    # 2. A tab-indented copy of the code corpus, split the way subword-nmt splits (on ' ' only).
+    tabbed = re.sub(r"(?m)^(?: {4})+", lambda m: "\t" * (len(m.group()) // 4), code_text)
+    lines = tabbed.splitlines(keepends=True)
+    vocab_counts = lb.get_vocabulary(lines)
+    out["tabbed_words"] = len(vocab_counts)
+    out["tabbed_words_with_tab"] = sum(1 for w in vocab_counts if "\t" in w)
+
+    original = lb.replace_pair
+    state = {"step": 0}
+    corrupt: list[dict[str, Any]] = []
+
+    def checked_replace_pair(pair, vocab, indices):  # type: ignore[no-untyped-def]
+        changes = original(pair, vocab, indices)
+        for _j, new_word, old_word, freq in changes:
+            right = _merge_symbols(old_word, pair)
+            if right != new_word:
+                if not corrupt:
+                    corrupt.append(
+                        {
+                            "rank": state["step"],
+                            "pair": list(pair),
+                            "word": list(old_word),
+                            "subword_nmt": list(new_word),
+                            "correct": list(right),
+                            "word_count": freq,
+                        }
+                    )
+                out["corrupted_words"] = out.get("corrupted_words", 0) + 1
+        state["step"] += 1
+        return changes
+
+    saved_tqdm = lb.tqdm
+    lb.replace_pair, lb.tqdm = checked_replace_pair, _no_tqdm
+    try:
+        buf = io.StringIO()
+        lb.learn_bpe(lines, buf, merges, min_frequency=1)
+    finally:
+        lb.replace_pair, lb.tqdm = original, saved_tqdm
+    theirs = [tuple(line.split(" ")) for line in buf.getvalue().splitlines()[1:]]
+    ours = train_counts(vocab_counts, Settings(**CASES["suffix"]["ours"]), merges=merges)
+    mine = [(m.left, m.right) for m in ours.trace]
+    n = min(len(mine), len(theirs))
+    first = next((i for i in range(n) if mine[i] != theirs[i]), None)
+    out["merges"] = merges
+    out["first_corrupt_replacement"] = corrupt[0] if corrupt else None
+    out["first_disagreement"] = (
+        None if first is None else {"rank": first, "ours": list(mine[first]), "subword_nmt": list(theirs[first])}
+    )
+    out["disagreeing_ranks"] = sum(1 for i in range(n) if mine[i] != theirs[i])
+    out["merge_sets_differ_by"] = len(set(mine) ^ set(theirs))
+    return out
+
+
+def print_tab_demo(demo: dict[str, Any]) -> None:
+    m = demo["minimal"]
+    print("\nsubword-nmt and tabs")
+    print("--------------------")
+    print(
+        "Word splitting: subword-nmt splits each line with line.strip('\\r\\n ').split(' '): on the\n"
+        "ASCII space only. Tabs (and \\x0b, \\x0c, NBSP, other Unicode spaces) stay inside words;\n"
+        "runs of spaces give empty strings, which it drops. Its CLI reads the file with\n"
+        "codecs.open, whose lines also end at \\x0b, \\x0c, \\x1c-\\x1e, \\x85, U+2028/9. Our word\n"
+        "mode (str.split) splits on all of them, so no word of ours holds whitespace and the\n"
+        "is_dict comparison (iii) cannot hit the tab bug. Tie-break: max(stats, key=(count, pair))\n"
+        "= highest count, then the greatest (left, right) string pair, as our 'count-pair'."
+    )
+    print(
+        f"\nWhy it mis-merges: replace_pair joins symbols with ' ' and substitutes {m['regex']} (\\t = tab);\n"
+        "the look-arounds stand for 'symbol boundary', but a tab inside a symbol satisfies them too.\n"
+        f"  symbols {m['word']!r}, merging {tuple(m['pair'])!r}\n"
+        f"  subword-nmt -> {m['subword_nmt']!r}\n"
+        f"  correct     -> {m['correct']!r}\n"
+        "  (the match starts at offset 0 and ends on the first tab of the second '\\t\\t': the next\n"
+        "   character is a tab, not a space, and (?!\\S) accepts it). Its pair statistics are then\n"
+        "  updated as if the correct merge had happened, so its counts drift from the corpus."
+    )
+    c = demo["first_corrupt_replacement"]
+    print(
+        f"\nOn a tab-indented copy of the code corpus ({demo['tabbed_words']:,} distinct words, "
+        f"{demo['tabbed_words_with_tab']:,} with a tab), {demo['merges']} merges, both engines on the "
+        "same word counts (subword-nmt's own splitting):"
+    )
+    if c:
+        print(
+            f"  first corrupted replacement: merge #{c['rank']} {tuple(c['pair'])!r} turned\n"
+            f"    {tuple(c['word'])!r} (x{c['word_count']}) into {tuple(c['subword_nmt'])!r};\n"
+            f"    correct is {tuple(c['correct'])!r}. Corrupted word rewrites in all: {demo.get('corrupted_words', 0)}"
+        )
+    else:
+        print("  no corrupted replacement in this many merges")
+    d = demo["first_disagreement"]
+    if d:
+        print(
+            f"  first merge-list disagreement: #{d['rank']}: ours {tuple(d['ours'])!r}, subword-nmt "
+            f"{tuple(d['subword_nmt'])!r}; {demo['disagreeing_ranks']} ranks differ, the merge sets by "
+            f"{demo['merge_sets_differ_by']} pairs"
+        )
+    else:
+        print("  the merge lists still agree at this many merges")
+
+
+# ============================================================================================
+# Profile
+# ============================================================================================
+
+
+def profile_ours(text: str, case: str, merges: int, top: int = 25) -> str:
+    import cProfile
+    import pstats
+
+    from bpe_core import Settings, train
+
+    settings = Settings(**CASES[case]["ours"])
+    profiler = cProfile.Profile()
+    t0 = time.perf_counter()
+    profiler.enable()
+    train([text], settings, merges=merges)
+    profiler.disable()
+    seconds = time.perf_counter() - t0
+    buf = io.StringIO()
+    stats = pstats.Stats(profiler, stream=buf)
+    stats.strip_dirs().sort_stats("tottime").print_stats(top)
+    buf.write("\n--- by cumulative time ---\n")
+    stats.sort_stats("cumulative").print_stats(top)
+    return (
+        f"train() under cProfile: {seconds:.2f} s (profiling overhead included)\n"
+        + phase_breakdown(text, settings, merges)
+        + buf.getvalue()
+    )
+
+
+def phase_breakdown(text: str, settings: Any, merges: int) -> str:
+    """Wall time of train()'s parts, without the profiler: train_counts is one big function,
+    so cProfile alone cannot say how its own time splits."""
+    from bpe_core.pretokenize import count_words
+    from bpe_core.trainer import train_counts
+
+    def timed(fn: Any, *, no_gc: bool = False, repeat: int = 3) -> float:
+        best = float("inf")
+        for _ in range(repeat):  # best of `repeat`: the machine is shared
+            gc.collect()
+            if no_gc:
+                gc.disable()
+            t0 = time.perf_counter()
+            try:
+                fn()
+            finally:
+                gc.enable()
+            best = min(best, time.perf_counter() - t0)
+        return best
+
+    t_count = timed(lambda: count_words([text], settings))
+    counts = count_words([text], settings)
+    t_setup = timed(lambda: train_counts(counts, settings, merges=0))
+    t_full = timed(lambda: train_counts(counts, settings, merges=merges))
+    t_top1 = timed(lambda: train_counts(counts, settings, merges=merges, top_k=1))
+    t_nogc = timed(lambda: train_counts(counts, settings, merges=merges), no_gc=True)
+    loop = t_full - t_setup
+    rows = [
+        ["count_words", fmt(t_count), ""],
+        ["train_counts setup (merges=0: symbols, linked list, pair counts, heap)", fmt(t_setup), ""],
+        ["train_counts merge loop, default top_k=10", fmt(loop), f"{loop / max(merges, 1) * 1e6:.0f} us/merge"],
+        ["  runner-up pairs for the chart (top_k=10 minus top_k=1)", fmt(t_full - t_top1),
+         f"{(t_full - t_top1) / max(t_full, 1e-9) * 100:.0f}% of train_counts"],
+        ["  cyclic GC (train_counts minus the same with gc.disable())", fmt(t_full - t_nogc),
+         f"{(t_full - t_nogc) / max(t_full, 1e-9) * 100:.0f}% of train_counts"],
+    ]
+    return (
+        "\nPhases (wall seconds, best of 3, no profiler, same process):\n"
+        + table(["phase", "seconds", ""], rows, align="lrl")
+        + "\n\n"
+    )
+
+
+# ============================================================================================
+# Main
+# ============================================================================================
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size-mb", type=float, default=5.0, help="target corpus size in MB (default 5)")
+    parser.add_argument("--merges", type=int, nargs="+", default=[2000, 10000])
+    parser.add_argument("--quick", action="store_true", help="smoke test: ~0.5 MB, 500 merges")
+    parser.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
+    parser.add_argument("--cases", nargs="+", choices=list(CASES), default=list(CASES))
+    parser.add_argument("--repeat", type=int, default=2, help="runs per engine and setting, fastest kept (default 2; --quick: 1)")
+    parser.add_argument("--hf-parallel", action="store_true", help="let HF use every core")
+    parser.add_argument("--no-tab-demo", action="store_true")
+    parser.add_argument("--profile", action="store_true", help="only cProfile our trainer (first corpus, largest --merges)")
+    parser.add_argument("--profile-case", choices=list(CASES), default="word")
+    parser.add_argument("--json", help="write the JSON results here (default: bench/results/)")
+    parser.add_argument("--worker", nargs=2, metavar=("SPEC", "OUT"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.worker:
+        worker_main(*args.worker)
+        return 0
+
+    if args.quick:
+        target = QUICK_BYTES
+        merges_list = [500] if args.merges == [2000, 10000] else args.merges
+        repeat = 1
+    else:
+        target = int(args.size_mb * 1_000_000)
+        merges_list = args.merges
+        repeat = max(1, args.repeat)
+
+    paths = {name: corpus_path(name, target) for name in args.corpora}
+    texts = {name: read_text(p) for name, p in paths.items()}
+
+    if args.profile:
+        name = args.corpora[0]
+        report = profile_ours(texts[name], args.profile_case, max(merges_list))
+        print(f"cProfile: our trainer, {name} ({mb(len(texts[name].encode())):.2f} MB), "
+              f"case {CASES[args.profile_case]['label']}, {max(merges_list)} merges\n")
+        print(report)
+        out = write_json("profile", {"machine": machine_info(), "report": report}, args.json)
+        print(f"results: {out}")
+        return 0
+
+    results: dict[str, Any] = {
+        "machine": machine_info(),
+        "target_bytes": target,
+        "merges": merges_list,
+        "hf_threads": "all" if args.hf_parallel else 1,
+        "repeat": repeat,
+        "subword_nmt_mode": "in-process learn_bpe(is_dict=True, min_frequency=1) on our word counts",
+        "corpora": {},
+        "runs": [],
+        "comparisons": [],
+    }
+    for name, text in texts.items():
+        size = len(text.encode("utf-8"))
+        results["corpora"][name] = {
+            "path": str(paths[name]),
+            "bytes": size,
+            "short_of_target": size < 0.9 * target,
+            "python_only_whitespace_chars": sum(text.count(c) for c in PY_ONLY_SPACES),
+        }
+        if size < 0.9 * target:
+            print(
+                f"note: the {name} corpus builder returned {mb(size):.2f} MB of the {mb(target):.2f} MB asked "
+                "for (it ran out of source material); the benchmark uses what it got."
+            )
+
+    print(f"Training benchmark  (HF threads: {results['hf_threads']}; one fresh process per run; "
+          f"fastest of {repeat})")
+    explanations: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="bench-train-") as tmpdir:
+        tmp = Path(tmpdir)
+        for name in args.corpora:
+            for merges in merges_list:
+                for case in args.cases:
+                    spec_base = {"corpus": name, "corpus_path": str(paths[name]), "merges": merges, "case": case}
+                    peer_engine = CASES[case]["peer"]
+                    ours_runs, peer_runs = [], []
+                    for _ in range(repeat):  # alternate ours and the peer, keep each one's fastest
+                        ours_runs.append(run_worker(
+                            {**spec_base, "engine": "ours", "settings": CASES[case]["ours"]},
+                            hf_parallel=args.hf_parallel, tmp=tmp,
+                        ))
+                        peer_runs.append(
+                            run_worker({**spec_base, "engine": peer_engine}, hf_parallel=args.hf_parallel, tmp=tmp)
+                        )
+                    ours, peer = fastest(ours_runs), fastest(peer_runs)
+                    for engine, res in (("ours", ours), (peer_engine, peer)):
+                        row = {k: v for k, v in res.items() if k != "merges"}
+                        row.update(corpus=name, merges_requested=merges, case=case, engine=engine)
+                        row["merges_made"] = len(res.get("merges", []))
+                        results["runs"].append(row)
+                    comp: dict[str, Any] = {"corpus": name, "merges": merges, "case": case, "peer": peer_engine}
+                    if "error" in ours or "error" in peer:
+                        comp["error"] = ours.get("error") or peer.get("error")
+                        print(f"  {name} {merges} {case}: FAILED\n{comp['error']}", file=sys.stderr)
+                    else:
+                        comp.update(compare(ours["merges"], peer["merges"], merges))
+                        if comp["first_disagreement"]:
+                            line = f"{name}, {merges} merges, {CASES[case]['label']}: " + explain(
+                                texts[name], case, comp, ours["merges"]
+                            )
+                            explanations.append(line)
+                        comp["ours_seconds"] = ours["seconds"]
+                        comp["peer_seconds"] = peer["seconds"]
+                        comp["ours_merge_seconds"] = ours["merge_seconds"]
+                        if peer_engine == "subword-nmt":
+                            comp["ratio_name"] = "subword-nmt/ours (merge phase)"
+                            comp["ratio"] = peer["seconds"] / max(ours["merge_seconds"], 1e-9)
+                        else:
+                            comp["ratio_name"] = "ours/HF"
+                            comp["ratio"] = ours["seconds"] / max(peer["seconds"], 1e-9)
+                        comp["ours_peak_mib"] = ours["peak_kib"] / 1024
+                        comp["peer_peak_mib"] = peer["peak_kib"] / 1024
+                    results["comparisons"].append(comp)
+                    status = "ok" if comp.get("agree") else ("FAILED" if "error" in comp else "DIFFER")
+                    print(f"  done: {name:8s} {merges:>6} merges  {case:7s} {status}", flush=True)
+
+    # ---- tables ----------------------------------------------------------------------------
+    rows = []
+    for r in results["runs"]:
+        if "error" in r:
+            rows.append([r["corpus"], r["merges_requested"], r["case"], r["engine"], "ERROR", "", "", "", "", ""])
+            continue
+        phase = f"{r['count_seconds']:.2f}+{r['merge_seconds']:.2f}" if r["engine"] == "ours" else ""
+        rows.append([
+            r["corpus"], r["merges_requested"], r["case"], r["engine"], fmt(r["seconds"]), phase,
+            fmt(r["peak_kib"] / 1024, 0), fmt((r["peak_kib"] - r["rss_before_kib"]) / 1024, 0),
+            r["merges_made"], fmt(r.get("loadavg_1min_before"), 1),
+        ])
+    print("\nRuns (wall seconds of the training call; MiB = peak RSS of the process / growth over")
+    print("RSS just before training; ours 'count+merge' = word counting + merge loop)")
+    print(table(
+        ["corpus", "merges", "case", "engine", "seconds", "count+merge", "peak MiB", "+MiB", "made", "load"],
+        rows, align="lrllrrrrrr",
+    ))
+
+    rows = []
+    for c in results["comparisons"]:
+        if "error" in c:
+            rows.append([c["corpus"], c["merges"], CASES[c["case"]]["label"], "-", "-", "-", "-", "-", "ERROR"])
+            continue
+        if c["agree"]:
+            agree = f"yes ({c['compared']})"
+        elif c["first_disagreement"]:
+            agree = f"NO, first at #{c['first_disagreement']['rank']}"
+        else:
+            agree = f"NO ({c.get('note', '')})"
+        peer_s = c["peer_seconds"]
+        ours_s = c["ours_merge_seconds"] if c["peer"] == "subword-nmt" else c["ours_seconds"]
+        rows.append([
+            c["corpus"], c["merges"], CASES[c["case"]]["label"], PEER_NAMES[c["peer"]],
+            fmt(ours_s), fmt(peer_s), f"{c['ratio_name']} = {c['ratio']:.2f}",
+            f"{c['ours_peak_mib']:.0f}/{c['peer_peak_mib']:.0f}", agree,
+        ])
+    print("\nComparisons (ours s = whole train() against HF, merge loop only against subword-nmt)")
+    print(table(
+        ["corpus", "merges", "case", "peer", "ours s", "peer s", "ratio", "peak MiB ours/peer", "merges agree"],
+        rows, align="lrllrrlrl",
+    ))
+    slow = [c for c in results["comparisons"] if c.get("ratio_name") == "ours/HF" and c["ratio"] > 3]
+    for c in slow:
+        print(f"  slower than 3x HF: {c['corpus']} {c['merges']} {c['case']}: {c['ratio']:.1f}x "
+              f"({c['ratio'] / 3:.1f}x over the 3x budget)")
+    notes = [c for c in results["comparisons"] if c.get("note")]
+    for c in notes:
+        print(f"  note: {c['corpus']} {c['merges']} {c['case']}: {c['note']}")
+    for line in explanations:
+        print("  " + line)
+
+    if not args.no_tab_demo and "python" in texts:
+        demo_merges = min(min(merges_list), 1000)
+        results["tab_demo"] = tab_demo(texts["python"], demo_merges)
+        print_tab_demo(results["tab_demo"])
+
+    comps = results["comparisons"]
+    results["all_agree"] = bool(comps) and all(c.get("agree") for c in comps)
+    agreeing = sum(1 for c in comps if c.get("agree"))
+    print(f"\nAGREEMENT: {agreeing}/{len(comps)} comparisons give identical merge lists"
+          + (" (all agree)" if results["all_agree"] else ""))
+    out = write_json("train", results, args.json)
+    print(f"results: {out}")
+    return 0 if all("error" not in c for c in comps) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
