@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -46,7 +46,7 @@ class Tokenizer:
         self,
         *,
         settings: Settings,
-        merges: Sequence[tuple[str, str]],
+        merges: Sequence[tuple[str, str]] | Callable[[], Sequence[tuple[str, str]]],
         base: Sequence[str] = (),
         vocab: dict[str, int] | None = None,
         concat_ranks: dict[str, int] | None = None,
@@ -55,7 +55,8 @@ class Tokenizer:
         source: str = "trained",
     ) -> None:
         self.settings = settings
-        self.merges: list[tuple[str, str]] = [(a, b) for a, b in merges]
+        # A rank file's merges are derived on first use: encoding never needs them.
+        self._merges_from = merges
         self.training = training
         self.source = source
         if vocab is None:
@@ -75,6 +76,12 @@ class Tokenizer:
                 ranks.setdefault(pair, rank)
             self.table = RankTable(ranks)
         self._cache: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = {}
+
+    @cached_property
+    def merges(self) -> list[tuple[str, str]]:
+        """The ordered merge list; a merge's rank is its index."""
+        source = self._merges_from
+        return [(a, b) for a, b in (source() if callable(source) else source)]
 
     # ---- vocabulary -------------------------------------------------------------------------
 

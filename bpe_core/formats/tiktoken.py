@@ -43,7 +43,19 @@ def tokenizer_from_ranks(ranks: dict[bytes, int], *, pretokenizer: str = "gpt4")
     """
     vocab = {bytes_to_symbols(token): rank for token, rank in ranks.items()}
     settings = Settings(mode="bytes", pretokenizer=pretokenizer)
-    probe = Tokenizer(settings=settings, merges=[], vocab=vocab, concat_ranks=vocab, unk_token=None)
+    return Tokenizer(
+        settings=settings,
+        merges=lambda: derive_merges(vocab),
+        vocab=vocab,
+        concat_ranks=vocab,
+        unk_token=None,
+        source="tiktoken",
+    )
+
+
+def derive_merges(vocab: dict[str, int]) -> list[tuple[str, str]]:
+    """Each multi-byte token as the merge of the two pieces tiktoken builds it from, by rank."""
+    probe = Tokenizer(settings=Settings(mode="bytes"), merges=[], vocab=vocab, concat_ranks=vocab, unk_token=None)
     merges: list[tuple[int, str, str]] = []
     for token, rank in vocab.items():
         if len(token) < 2:
@@ -52,14 +64,7 @@ def tokenizer_from_ranks(ranks: dict[bytes, int], *, pretokenizer: str = "gpt4")
         if len(pieces) == 2:
             merges.append((rank, pieces[0], pieces[1]))
     merges.sort()
-    return Tokenizer(
-        settings=settings,
-        merges=[(a, b) for _, a, b in merges],
-        vocab=vocab,
-        concat_ranks=vocab,
-        unk_token=None,
-        source="tiktoken",
-    )
+    return [(a, b) for _, a, b in merges]
 
 
 def _split_below(probe: Tokenizer, token: str, rank: int) -> list[str]:
