@@ -107,6 +107,17 @@ class Tokenizer:
             out.setdefault(a + b, rank)
         return out
 
+    @cached_property
+    def children(self) -> dict[str, list[tuple[str, int]]]:
+        """For each token, (made token, rank) of every merge that takes it as a part, by rank."""
+        out: dict[str, list[tuple[str, int]]] = {}
+        for rank, (left, right) in enumerate(self.merges):
+            made = left + right
+            out.setdefault(left, []).append((made, rank))
+            if right != left:
+                out.setdefault(right, []).append((made, rank))
+        return out
+
     def token_bytes(self, token: str) -> bytes:
         """The bytes a token stands for (byte-level tokens are decoded from their symbols)."""
         if self.settings.mode == "bytes":

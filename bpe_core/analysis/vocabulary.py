@@ -270,14 +270,7 @@ def dropout_distribution(
 
 
 def _children(tokenizer: Tokenizer) -> dict[str, list[tuple[str, int]]]:
-    """For each token, (made token, rank) of every merge that takes it as a part, by rank."""
-    out: dict[str, list[tuple[str, int]]] = {}
-    for rank, (left, right) in enumerate(tokenizer.merges):
-        made = left + right
-        out.setdefault(left, []).append((made, rank))
-        if right != left:
-            out.setdefault(right, []).append((made, rank))
-    return out
+    return tokenizer.children  # computed once per tokenizer
 
 
 def _count_at(tokenizer: Tokenizer, rank: int | None) -> int | None:

@@ -110,13 +110,16 @@ def _check_exportable(tok: Tokenizer) -> None:
     """GPT-2 files imply bytes mode, the GPT-2 pattern and no normalization: refuse anything else."""
     settings = tok.settings
     if settings.mode != "bytes":
-        fail(f"GPT-2 files are byte-level; this tokenizer is in {settings.mode} mode (use --format hf)")
+        fail(
+            f"GPT-2 files are byte-level; this tokenizer is in {settings.mode} mode "
+            "(a Hugging Face tokenizer.json can hold it)"
+        )
     if settings.pretokenizer != "gpt2":
         fail(
             f"GPT-2 files imply the gpt2 pre-tokenizer; this tokenizer uses "
-            f"{settings.pretokenizer} (use --format hf, which records it)"
+            f"{settings.pretokenizer} (a Hugging Face tokenizer.json can record it)"
         )
     if settings.lowercase or settings.normalization != "none":
-        fail("GPT-2 files cannot record lowercasing or Unicode normalization (use --format hf)")
+        fail("GPT-2 files cannot record lowercasing or Unicode normalization (a Hugging Face tokenizer.json can)")
     if tok.table.concat:
         fail("this tokenizer merges by tiktoken ranks, which GPT-2 merge files cannot express")

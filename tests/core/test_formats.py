@@ -349,7 +349,7 @@ def test_gpt2_loads_from_a_directory(trained, tmp_path):
 
 @pytest.mark.parametrize("name", ["word-separate", "text-none", "bytes-gpt4"])
 def test_gpt2_export_refuses_what_the_format_cannot_say(trained, tmp_path, name):
-    with pytest.raises(BPEError, match="use --format hf"):
+    with pytest.raises(BPEError, match="Hugging Face tokenizer.json can"):
         save_gpt2(trained[name], tmp_path / "out")
 
 
