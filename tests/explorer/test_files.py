@@ -1,0 +1,208 @@
+"""Import and export: the pure io_service (exports, round trips, uploads) and the Files page in AppTest."""
+from __future__ import annotations
+
+import base64
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from bpe_core import Settings, train
+from explorer import io_service, state
+from explorer import tokenizer_sources as sources
+from explorer.render import md_escape
+from sample_corpora import load_corpus
+
+APP = Path(__file__).resolve().parents[2] / "explorer" / "app.py"
+CORPUS = load_corpus("seed000") + "The café's naïve owner said: hello, world! 日本 日本 " * 3
+TEXT = "lowest newer café\nnaïve 日本語 😀 <b>&amp;</b> x  y"
+
+
+@pytest.fixture(scope="module")
+def byte_tok():
+    return train(CORPUS, Settings(mode="bytes"), merges=40)
+
+
+def gpt2_files(tok) -> list[tuple[str, bytes]]:
+    exports = io_service.export_tokenizer(tok)
+    return [("vocab.json", exports.vocab), ("merges.txt", exports.merges)]
+
+
+# ---- exports and the round trip ------------------------------------------------------------------
+
+def test_word_mode_exports_ours_and_hf_but_explains_gpt2():
+    tok = train(CORPUS, merges=30)
+    exports = io_service.export_tokenizer(tok)
+    assert json.loads(exports.ours)["format"] == "bpe-explorer"
+    assert json.loads(exports.hf)["model"]["type"] == "BPE"
+    assert exports.vocab is None and exports.gpt2_zip is None
+    assert "byte-level" in exports.gpt2_problem and "word mode" in exports.gpt2_problem
+    assert "word mode" in exports.gpt2_problem and "--format" not in exports.gpt2_problem
+
+
+def test_gpt2_export_as_a_zip(byte_tok):
+    exports = io_service.export_tokenizer(byte_tok)
+    with zipfile.ZipFile(io.BytesIO(exports.gpt2_zip)) as archive:
+        assert sorted(archive.namelist()) == ["merges.txt", "vocab.json"]
+        assert archive.read("merges.txt").startswith(b"#version: 0.2\n")
+        assert json.loads(archive.read("vocab.json")) == byte_tok.vocab
+
+
+@pytest.mark.parametrize("settings", [
+    Settings(),
+    Settings(eow="suffix"),
+    Settings(eow="none", lowercase=True),
+    Settings(mode="text"),
+    Settings(mode="text", pretokenizer="whitespace", normalization="NFKC"),
+    Settings(mode="bytes"),
+    Settings(mode="bytes", pretokenizer="gpt4"),
+], ids=lambda s: f"{s.mode}-{s.eow if s.mode == 'word' else s.pretokenizer}")
+def test_hf_round_trip_matches_the_real_tokenizers_library(settings):
+    tok = train(CORPUS, settings, merges=40)
+    exports = io_service.export_tokenizer(tok)
+    trip = io_service.hf_round_trip(tok, exports.hf, TEXT)
+    assert trip.ok, trip.differences()
+    assert trip.reader.startswith("tokenizers ") and trip.their_tokens == trip.ours_tokens
+    assert io_service.reload_round_trip(tok, [("model.json", exports.ours)], TEXT).ok
+
+
+def test_a_broken_export_is_reported_with_its_differences():
+    tok = train(CORPUS, merges=30)
+    data = json.loads(io_service.export_tokenizer(tok).hf)
+    data["model"]["merges"] = data["model"]["merges"][:5]  # forget most merges
+    trip = io_service.hf_round_trip(tok, json.dumps(data).encode(), "lowest newest")
+    assert not trip.ok
+    rows = trip.differences()
+    assert rows and rows[0]["position"] == 0 and set(rows[0]) == {"position", "our token", "our id", "their token",
+                                                                  "their id"}
+    assert len(trip.differences(limit=1)) == 1
+    with pytest.raises(io_service.BPEError, match="tokenizers could not load"):
+        io_service.hf_round_trip(tok, b"{}", "x")
+
+
+def test_sample_text_is_the_corpus_start_plus_unseen_characters():
+    text = io_service.sample_text("low lower " * 100, length=25)
+    assert text == "low lower low lower low\n" + io_service.UNSEEN_EXTRA
+
+
+# ---- uploads ---------------------------------------------------------------------------------------
+
+def test_gpt2_pair_is_read_together_whatever_the_names(byte_tok):
+    (_, vocab), (_, merges) = gpt2_files(byte_tok)
+    loaded, problems = io_service.read_tokenizer_files([("my-merges.txt", merges), ("gpt2 vocab.json", vocab)])
+    assert problems == [] and len(loaded) == 1
+    item = loaded[0]
+    assert item.name == "gpt2 vocab.json + my-merges.txt" and item.kind == "GPT-2 vocab.json + merges.txt"
+    assert item.key.startswith("file:") and item.tokenizer.encode(TEXT).ids == byte_tok.encode(TEXT).ids
+    assert io_service.reload_round_trip(byte_tok, gpt2_files(byte_tok), TEXT).ok
+
+
+def test_half_a_pair_says_what_is_missing(byte_tok):
+    (_, vocab), (_, merges) = gpt2_files(byte_tok)
+    assert io_service.read_tokenizer_files([("vocab.json", vocab)]) == (
+        [], ["vocab.json is a GPT-2 vocabulary: upload it together with its merges.txt (select both files)"])
+    loaded, problems = io_service.read_tokenizer_files([("merges.txt", merges)])
+    assert loaded == [] and "upload it together with its vocab.json" in problems[0]
+
+
+@pytest.mark.parametrize(("name", "data", "expected"), [
+    ("tokenizer.json", b'{"model": {"type": "BPE", "vocab": ', "tokenizer.json is not valid JSON"),
+    ("tokenizer.json", b'{"model": {"type": "WordPiece", "vocab": {"a": 0}}}', "only BPE models can be imported"),
+    ("model.json", b"\x00\x01\x02binary", "looks like a binary file"),
+    ("x.json", b"[1, 2, 3]", "is JSON but not a tokenizer"),
+    ("cl.tiktoken", b"QQ== 0\nnot base64!! x\n", "cl.tiktoken line 2"),
+    ("../../etc/evil.json", b"{oops", "evil.json is not valid JSON"),
+])
+def test_malformed_files_give_one_line_without_the_temporary_folder(name, data, expected):
+    loaded, problems = io_service.read_tokenizer_files([(name, data)])
+    assert loaded == [] and len(problems) == 1
+    (message,) = problems
+    assert expected in message and "\n" not in message and "bpe-upload-" not in message and "/tmp" not in message
+
+
+def test_tiktoken_and_our_json_and_hf_uploads(byte_tok):
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks[b"lo"] = 256
+    ranks[b"low"] = 257
+    tiktoken = "".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in ranks.items()).encode()
+    exports = io_service.export_tokenizer(byte_tok)
+    loaded, problems = io_service.read_tokenizer_files(
+        [("tiny.tiktoken", tiktoken), ("model.json", exports.ours), ("tokenizer.json", exports.hf)])
+    assert problems == []
+    assert [u.kind for u in loaded] == ["tiktoken rank file", "our JSON", "Hugging Face tokenizer.json"]
+    assert loaded[0].tokenizer.encode("lowly").tokens[0] == "low"
+    assert loaded[1].tokenizer.training is not None  # our JSON keeps the training record
+
+
+# ---- the page --------------------------------------------------------------------------------------
+
+@pytest.fixture
+def app():
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def open_files(at):
+    at.switch_page("pages/files.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_export_and_round_trip_on_the_page(app):
+    at = open_files(app)
+    assert not at.error
+    assert any(s.value.startswith("Round trip OK: tokenizers") for s in at.success)
+    labels = [b.label for b in at.download_button]
+    assert labels == ["Download model.json", "Download tokenizer.json"]
+    assert "this tokenizer is in word mode" in at.warning[0].value
+    assert "tokenizer\\.json can hold it" in at.warning[0].value
+    assert at.dataframe[-1].value["same ids"].tolist() == ["yes"]
+    at.text_area(key="io_w_text").set_value("newest <script>x</script>").run()
+    assert any("same 20 token ids" in s.value for s in at.success)  # newest</w>, 18 characters, </w>
+
+
+def test_bytes_mode_offers_the_gpt2_pair(app):
+    app.selectbox(key=state.W_MODE).set_value("bytes")
+    app.number_input(key=state.W_MERGES).set_value(20)
+    next(b for b in app.button if b.label == "Train").click().run()
+    at = open_files(app)
+    assert [b.label for b in at.download_button] == ["Download model.json", "Download tokenizer.json",
+                                                     "Download both as a zip", "vocab.json", "merges.txt"]
+    assert any(s.value.startswith("Round trip OK") for s in at.success)
+    assert at.dataframe[-1].value["same ids"].tolist() == ["yes", "yes"]
+
+
+def test_upload_a_gpt2_pair_then_a_broken_file(app, byte_tok):
+    at = open_files(app)
+    files = [(name, data, "application/octet-stream") for name, data in gpt2_files(byte_tok)]
+    at.file_uploader(key="io_w_upload").set_value(files).run()
+    assert not at.exception
+    assert any(s.value.startswith(md_escape("Loaded vocab.json + merges.txt (GPT-2")) for s in at.success)
+    assert at.session_state[sources.EXPLORE] in at.session_state[sources.UPLOADED]
+    chips = [h.value for h in at.html if 'class="bpe-chips"' in h.value]
+    assert chips and "\ufffd" not in chips[-1]
+    assert len(at.get("plotly_chart")) == 1  # the merge trees
+    at.file_uploader(key="io_w_upload").set_value(("tokenizer.json", b"{broken", "application/json")).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [md_escape("tokenizer.json is not valid JSON (Expecting property name "
+                                                     "enclosed in double quotes at line 1, column 2)")]
+    assert len(at.session_state[sources.UPLOADED]) == 1  # the good one is still there
+    at.button(key="io_open_vocab").click().run()
+    assert not at.exception and at.title[0].value == "Vocabulary"
+    assert len(at.dataframe[0].value) == byte_tok.vocab_size
+
+
+def test_an_upload_goes_to_the_compare_page(app, byte_tok):
+    at = open_files(app)
+    files = [(name, data, "application/octet-stream") for name, data in gpt2_files(byte_tok)]
+    at.file_uploader(key="io_w_upload").set_value(files).run()
+    at.button(key="io_open_compare").click().run()
+    assert not at.exception and at.title[0].value == "Compare tokenizers"
+    table = at.dataframe[0].value
+    assert table["tokenizer"].tolist()[1] == "vocab.json + merges.txt (GPT-2 vocab.json + merges.txt)"
+    assert table["vocabulary"].tolist() == [22, byte_tok.vocab_size]
