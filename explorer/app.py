@@ -25,21 +25,18 @@ if st.session_state[state.W_PRESENTER]:
     st.html(render.PRESENTER_CSS)
 
 PAGES = [
-    st.Page("pages/train.py", title="Watch training", icon=":material/play_circle:", url_path="watch", default=True),
-    st.Page("pages/corpus.py", title="Corpus", icon=":material/description:", url_path="corpora"),
-    st.Page("pages/unseen.py", title="Unseen words", icon=":material/spellcheck:", url_path="unseen-words"),
-    st.Page("pages/lessons.py", title="Lessons", icon=":material/school:", url_path="seed-lessons"),
-    st.Page("pages/mistakes.py", title="Common mistakes", icon=":material/report:", url_path="common-mistakes"),
-    st.Page("pages/compare.py", title="Compare tokenizers", icon=":material/compare:", url_path="side-by-side"),
-    st.Page("pages/vocabulary.py", title="Vocabulary", icon=":material/table:", url_path="vocab-table"),
-    st.Page("pages/files.py", title="Import and export", icon=":material/swap_vert:", url_path="import-export"),
-    st.Page("pages/dropout.py", title="BPE-dropout", icon=":material/shuffle:", url_path="bpe-dropout"),
+    st.Page("views/train.py", title="Watch training", icon=":material/play_circle:", url_path="watch", default=True),
+    st.Page("views/corpus.py", title="Corpus", icon=":material/description:", url_path="corpora"),
+    st.Page("views/unseen.py", title="Unseen words", icon=":material/spellcheck:", url_path="unseen-words"),
+    st.Page("views/lessons.py", title="Lessons", icon=":material/school:", url_path="seed-lessons"),
+    st.Page("views/mistakes.py", title="Common mistakes", icon=":material/report:", url_path="common-mistakes"),
+    st.Page("views/compare.py", title="Compare tokenizers", icon=":material/compare:", url_path="side-by-side"),
+    st.Page("views/vocabulary.py", title="Vocabulary", icon=":material/table:", url_path="vocab-table"),
+    st.Page("views/files.py", title="Import and export", icon=":material/swap_vert:", url_path="import-export"),
+    st.Page("views/dropout.py", title="BPE-dropout", icon=":material/shuffle:", url_path="bpe-dropout"),
 ]
-# URL paths differ from the file names on purpose: Streamlit sees a `pages/` folder next to the
-# main script and, until st.navigation has first run in the server process, treats it as an
-# old-style pages folder, where a URL path equal to a file name would run that file alone,
-# skipping this script (the sidebar, the state). (A server's very first visit straight to a deep
-# link still gets a dismissible "Page not found" notice, with the right page under it.)
+# The page files live in views/, not pages/: Streamlit would take a pages/ folder beside this
+# script for an old-style multipage app and answer a server's first deep link with "Page not found".
 page = st.navigation(PAGES)
 
 with st.sidebar:

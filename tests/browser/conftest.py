@@ -95,19 +95,19 @@ def browser():
 
 @pytest.fixture(scope="session")
 def warm_server(browser, server):
-    """Open the app once at its root before the tests.
+    """The server, first visited the way a shared link is: straight to a deep link.
 
-    Streamlit notices the `explorer/pages/` folder and, until `st.navigation` has run once in the
-    server process, treats it as an old-style pages folder: a first visit straight to a deep link
-    then shows a "Page not found" notice (and runs the right page under it). One visit to the
-    root settles it for the life of the server.
+    Fails if the server answers its very first visit with "Page not found" (what Streamlit does
+    when the page files sit in a folder named pages/ next to the main script).
     """
     from playwright.sync_api import expect
 
     context = browser.new_context()
     page = context.new_page()
-    page.goto(server + "/?step=1")
-    expect(page.get_by_role("heading", level=1)).to_be_visible(timeout=60_000)
+    page.goto(server + "/unseen-words?step=1")
+    expect(page.get_by_role("heading", level=1, name="Unseen words")).to_be_visible(timeout=60_000)
+    if page.get_by_text("Page not found").count():
+        pytest.fail("the first visit to a deep link showed 'Page not found'")
     context.close()
     return server
 

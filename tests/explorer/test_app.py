@@ -65,7 +65,7 @@ def test_scrubbing_right_after_opening_a_link(app):
 
 
 def test_unseen_words_page(app):
-    app.switch_page("pages/unseen.py").run()
+    app.switch_page("views/unseen.py").run()
     assert not app.exception
     assert app.text_input(key=state.W_WORDS).value == "lowest newer wider slow"
     chips = html_bodies(app)
@@ -85,7 +85,7 @@ def test_unseen_words_page(app):
 
 
 def test_lessons_page_reproduces_the_numbers(app):
-    app.switch_page("pages/lessons.py").run()
+    app.switch_page("views/lessons.py").run()
     assert not app.exception and not app.error
     assert len(app.success) == 4  # 000 merges, 000 unseen, 003 tokens added, 003 final tokens
     merges = app.dataframe[0].value
@@ -100,7 +100,7 @@ def test_lessons_page_reproduces_the_numbers(app):
 
 
 def test_lesson_button_loads_it_into_the_explorer(app):
-    app.switch_page("pages/lessons.py").run()
+    app.switch_page("views/lessons.py").run()
     app.button(key=state.b_open_lesson("seed003")).click().run()
     assert not app.exception
     assert app.session_state[state.W_MODE] == "text" and app.session_state[state.W_VOCAB] == 25
@@ -110,7 +110,7 @@ def test_lesson_button_loads_it_into_the_explorer(app):
 
 
 def test_try_it_yourself_button(app):
-    app.switch_page("pages/lessons.py").run()
+    app.switch_page("views/lessons.py").run()
     app.button(key=state.b_open_lesson("seed000", "try")).click().run()
     assert app.session_state[state.W_MERGES] == 20
     assert app.session_state[state.CORPUS].startswith("paste:")
@@ -119,7 +119,7 @@ def test_try_it_yourself_button(app):
 
 
 def test_mistakes_page(app):
-    app.switch_page("pages/mistakes.py").run()
+    app.switch_page("views/mistakes.py").run()
     assert not app.exception and not app.error
     order, marker, greedy = (d.value for d in app.dataframe[:3])
     assert "NO" in list(order["same?"])
@@ -130,7 +130,7 @@ def test_mistakes_page(app):
 
 
 def test_upload_then_bad_uploads_keep_the_corpus(app):
-    app.switch_page("pages/corpus.py").run()
+    app.switch_page("views/corpus.py").run()
     uploader = app.file_uploader(key=state.W_UPLOAD)
     uploader.set_value(("mine.txt", b"banana bandana banana cabana\n" * 5, "text/plain")).run()
     assert not app.exception
@@ -151,7 +151,7 @@ def test_upload_then_bad_uploads_keep_the_corpus(app):
 
 
 def test_paste_and_stats(app):
-    app.switch_page("pages/corpus.py").run()
+    app.switch_page("views/corpus.py").run()
     app.text_area(key=state.W_PASTE).set_value("hug hugs hugging hug").run()
     app.button(key=state.B_USE_PASTE).click().run()
     assert app.session_state[state.CORPUS].startswith("paste:")
@@ -169,7 +169,7 @@ def test_tricky_corpus_is_shown_literally(app):
     assert "&lt;script&gt;" in words.replace('<span class="bpe-ws">·</span>', " ") or "&lt;" in words
     for h in bodies:
         assert "<script" not in h and "<img" not in h
-    app.switch_page("pages/unseen.py").run()
+    app.switch_page("views/unseen.py").run()
     app.text_input(key=state.W_WORDS).set_value("<script>alert(1)</script> <img src=x onerror=alert(2)>").run()
     for h in html_bodies(app):
         assert "<script" not in h and "<img" not in h
@@ -202,7 +202,7 @@ def test_link_reopens_the_same_view():
     assert at.session_state[state.STEP] == 4 and at.session_state[state.PLAYING] is False
     assert any("Step 4 of 9" in m.value for m in at.markdown)
     assert any("font-size: 21px" in h for h in html_bodies(at))  # presenter mode
-    at.switch_page("pages/unseen.py").run()
+    at.switch_page("views/unseen.py").run()
     assert at.text_input(key=state.W_WORDS).value == "lovely"
 
 

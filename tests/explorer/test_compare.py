@@ -148,7 +148,7 @@ def columns_html(at) -> list[str]:
 
 
 def open_compare(app):
-    app.switch_page("pages/compare.py").run()
+    app.switch_page("views/compare.py").run()
     assert not app.exception and not app.error, (app.exception, [e.value for e in app.error])
     return app
 
@@ -171,8 +171,8 @@ def test_text_hex_toggle_and_removing(app):
     assert at.session_state["cmp_text"] == "lowest lowest"
     at.button(key="cmp_remove_sidebar").click().run()
     assert len(columns_html(at)) == 1 and not any("places where the token" in m.value for m in at.markdown)
-    at.switch_page("pages/unseen.py").run()
-    at.switch_page("pages/compare.py").run()  # the text and the entries survive leaving the page
+    at.switch_page("views/unseen.py").run()
+    at.switch_page("views/compare.py").run()  # the text and the entries survive leaving the page
     assert at.text_area(key="cmp_w_text").value == "lowest lowest" and len(columns_html(at)) == 1
     at.button(key="cmp_add_sidebar").click().run()  # and the sidebar's tokenizer can come back
     assert at.dataframe[0].value["merges"].tolist() == [5, 10]

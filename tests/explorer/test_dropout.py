@@ -69,7 +69,7 @@ def app():
 
 
 def test_page_samples_and_is_reproducible(app):
-    app.switch_page("pages/dropout.py").run()
+    app.switch_page("views/dropout.py").run()
     assert not app.exception and not app.error
     table = app.dataframe[0].value
     assert table["times"].sum() == 1000 and table.iloc[0]["deterministic"] == "yes"

@@ -148,7 +148,7 @@ def app():
 
 
 def open_files(at):
-    at.switch_page("pages/files.py").run()
+    at.switch_page("views/files.py").run()
     assert not at.exception, at.exception
     return at
 

@@ -98,7 +98,7 @@ def app():
 
 
 def open_vocabulary(at):
-    at.switch_page("pages/vocabulary.py").run()
+    at.switch_page("views/vocabulary.py").run()
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
     return at
 

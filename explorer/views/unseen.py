@@ -19,7 +19,7 @@ def _goto(step: int) -> None:
 
 if ss[state.GOTO_TRAIN]:
     ss[state.GOTO_TRAIN] = False
-    st.switch_page("pages/train.py")
+    st.switch_page("views/train.py")
 
 trained = pages_common.header(
     "Unseen words", "Encoding replays the learned merges, in the order they were learned, on each new word."

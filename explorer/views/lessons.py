@@ -36,7 +36,7 @@ def _check(ok: bool, what: str) -> None:
 
 if ss[state.GOTO_TRAIN]:
     ss[state.GOTO_TRAIN] = False
-    st.switch_page("pages/train.py")
+    st.switch_page("views/train.py")
 
 st.title("Lessons")
 st.caption("Each lesson reproduced by the engine, with the lesson's own numbers checked. "

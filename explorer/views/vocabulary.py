@@ -36,7 +36,7 @@ def _row_clicked() -> None:
 
 if ss[state.GOTO_TRAIN]:
     ss[state.GOTO_TRAIN] = False
-    st.switch_page("pages/train.py")
+    st.switch_page("views/train.py")
 
 pages_common.header("Vocabulary",
                     "Every token: when it was made, how long it is, and how much it is still used after training.")

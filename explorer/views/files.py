@@ -140,10 +140,10 @@ st.caption(f"{item.kind} · {s.mode} mode · pre-tokenizer {s.pretokenizer} · v
 go_vocab, go_compare = st.columns(2)
 if go_vocab.button("Open its vocabulary and life stories", key="io_open_vocab", icon=":material/table:"):
     ss[sources.EXPLORE] = key
-    st.switch_page("pages/vocabulary.py")
+    st.switch_page("views/vocabulary.py")
 if go_compare.button("Compare it with the others", key="io_open_compare", icon=":material/compare:"):
     _compare(key, item.label)
-    st.switch_page("pages/compare.py")
+    st.switch_page("views/compare.py")
 st.text_input("How it splits text", key=W_PROBE, on_change=state.bind(ss, W_PROBE, PROBE))
 try:
     encoding = up.encode(ss[PROBE][:2000])
