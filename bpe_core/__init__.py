@@ -7,12 +7,13 @@
 """
 from .encoder import MergeStep, RankTable, encode_ranked, encode_replay
 from .hierarchy import MergeNode, merge_tree
-from .model import Encoding, Tokenizer, train
+from .model import Encoding, Tokenizer, train, train_from_counts
 from .settings import EOW, UNK, BPEError, Settings
-from .trainer import Merge, TrainResult
+from .trainer import MAX_MERGES, Merge, TrainResult
 
 __all__ = [
     "BPEError",
+    "MAX_MERGES",
     "EOW",
     "Encoding",
     "Merge",
@@ -27,4 +28,5 @@ __all__ = [
     "encode_replay",
     "merge_tree",
     "train",
+    "train_from_counts",
 ]

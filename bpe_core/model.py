@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -284,11 +284,25 @@ def train(
     settings = settings or Settings()
     if isinstance(texts, str):
         texts = [texts]
-    counts = count_words(texts, settings)
-    if not counts:
+    return train_from_counts(
+        count_words(texts, settings), settings, merges=merges, vocab_size=vocab_size, top_k=top_k, progress=progress
+    )
+
+
+def train_from_counts(
+    word_counts: Mapping[str, int],
+    settings: Settings,
+    *,
+    merges: int | None = None,
+    vocab_size: int | None = None,
+    top_k: int = 10,
+    progress: Progress | None = None,
+) -> Tokenizer:
+    """Train from word counts as `count_words` returns them (for callers that keep the counts)."""
+    if not word_counts:
         raise BPEError("the corpus is empty: there is nothing to train on")
     result = train_counts(
-        counts, settings, merges=merges, vocab_size=vocab_size, top_k=top_k, progress=progress
+        word_counts, settings, merges=merges, vocab_size=vocab_size, top_k=top_k, progress=progress
     )
     return Tokenizer(
         settings=settings,

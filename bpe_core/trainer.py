@@ -195,6 +195,11 @@ def _train(
     trace: list[Merge] = []
     top_pairs: list[list[tuple[str, str, int]]] = []
     stop_reason = "reached the requested number of merges"
+    if vocab_size is not None and wanted == 0:
+        stop_reason = (
+            f"a vocabulary of {vocab_size:,} is not larger than the base alphabet "
+            f"({len(base):,} symbols), so no merge was asked for"
+        )
     visited = 0  # positions looked at by all merges: what makes training incremental
 
     def pop_current() -> tuple | None:

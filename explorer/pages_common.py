@@ -31,8 +31,9 @@ def header(title: str, intro: str = "") -> Trained | None:
     tok = trained.tokenizer
     summary = (
         f"**{md_escape(services.corpus_title(corpus_key))}** · {trained.request.describe()} · "
-        f"{trained.steps:,} merges learned · vocabulary {tok.vocab_size:,} "
-        f"({trained.alphabet:,} base symbols{' + the unknown token' if tok.unk_token else ''})"
+        f"{trained.steps:,} merges learned · vocabulary {tok.vocab_size:,} tokens: "
+        f"{trained.alphabet:,} base symbols + {tok.vocab_size - trained.alphabet - bool(tok.unk_token):,} "
+        f"made by merges{' + the unknown token' if tok.unk_token else ''}"
     )
     st.caption(summary)
     asked = trained.request.amount if trained.request.target == "merges" else None

@@ -9,9 +9,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bpe_core import BPEError, Settings, Tokenizer
+from bpe_core import MAX_MERGES, BPEError, Settings, Tokenizer, train_from_counts
 from bpe_core.pretokenize import count_words, symbols_to_bytes
-from bpe_core.trainer import MAX_MERGES, train_counts
 
 Progress = Callable[[int, int], None]
 
@@ -121,7 +120,8 @@ def train_corpus(
     if not counts:
         raise BPEError("the corpus is empty (or only whitespace): there is nothing to train on")
     kwargs = {"merges": request.amount} if request.target == "merges" else {"vocab_size": request.amount}
-    result = train_counts(counts, settings, top_k=10, progress=progress, **kwargs)
+    tokenizer = train_from_counts(counts, settings, top_k=10, progress=progress, **kwargs)
+    result = tokenizer.training  # always set for a tokenizer trained here
     alphabet = len(result.base)
     if request.target == "vocab" and request.amount < alphabet:
         raise BPEError(
@@ -129,12 +129,6 @@ def train_corpus(
             f"({alphabet:,} base symbols), so no merge could be learned; "
             f"ask for at least {alphabet + 1:,}"
         )
-    tokenizer = Tokenizer(
-        settings=settings,
-        merges=[(m.left, m.right) for m in result.trace],
-        base=result.base,
-        training=result,
-    )
     words = result.word_count or 1
     totals = [result.initial_tokens, *(m.total_tokens for m in result.trace)]
     multi = [result.initial_multi_token_words, *(m.multi_token_words for m in result.trace)]

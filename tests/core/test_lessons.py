@@ -125,3 +125,9 @@ def test_training_stops_early_and_says_why(seed000):
 def test_absurd_targets_are_refused(seed000, bad):
     with pytest.raises(BPEError):
         train(seed000, **bad)
+
+
+def test_vocabulary_target_below_the_alphabet_says_why(seed000):
+    tok = train(seed000, vocab_size=5)
+    assert tok.merges == []
+    assert "not larger than the base alphabet (11 symbols)" in tok.training.stop_reason
