@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+from itertools import chain
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -76,6 +77,7 @@ class Tokenizer:
                 ranks.setdefault(pair, rank)
             self.table = RankTable(ranks)
         self._cache: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = {}
+        self._ids: dict[str, tuple[int, ...]] = {}  # encode_ids' own view of the cache
 
     @cached_property
     def merges(self) -> list[tuple[str, str]]:
@@ -140,18 +142,23 @@ class Tokenizer:
 
     def _encode_cached(self, word: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
         hit = self._cache.get(word)
-        if hit is None:
-            symbols = self.initial_symbols(word)
-            joined = "".join(symbols)
-            if self.table.concat and joined in self.vocab:
+        if hit is not None:
+            return hit
+        symbols: Sequence[str]
+        if self.settings.mode == "bytes":
+            symbols = bytes_to_symbols(word.encode("utf-8"))  # a str: one symbol a character
+            whole = self.vocab.get(symbols) if self.table.concat else None
+            if whole is not None:
                 # tiktoken's rule: a piece that is itself a token is that token.
-                tokens: tuple[str, ...] = (joined,)
-            else:
-                tokens = tuple(encode_ranked(symbols, self.table))
+                hit = ((symbols,), (whole,))
+        else:
+            symbols = word_symbols(word, self.settings)
+        if hit is None:
+            tokens = tuple(encode_ranked(symbols, self.table))
             hit = (tokens, tuple(self._token_id(t) for t in tokens))
-            if len(self._cache) >= _CACHE_LIMIT:
-                self._cache.clear()
-            self._cache[word] = hit
+        if len(self._cache) >= _CACHE_LIMIT:
+            self._cache.clear()
+        self._cache[word] = hit
         return hit
 
     def _token_id(self, token: str) -> int:
@@ -183,16 +190,21 @@ class Tokenizer:
                 spans.append((origin[start + s], origin[start + e] if e > s else origin[start + s]))
         return Encoding(tokens, ids, spans)
 
+    def clear_cache(self) -> None:
+        """Forget every word encoded so far (for timing a cold start, or to free memory)."""
+        self._cache.clear()
+        self._ids.clear()
+
     def encode_ids(self, text: str) -> list[int]:
         """Only the ids: the fast path for long texts."""
-        settings = self.settings
-        out: list[int] = []
-        cache = self._cache
-        extend = out.extend
-        for word in split_words(normalize(text, settings), settings):
-            hit = cache.get(word)
-            extend(hit[1] if hit is not None else self._encode_cached(word)[1])
-        return out
+        words = split_words(normalize(text, self.settings), self.settings)
+        ids = self._ids
+        if len(ids) > _CACHE_LIMIT:
+            self.clear_cache()
+        for word in set(words).difference(ids):
+            ids[word] = self._encode_cached(word)[1]
+        # Every word is known now: the rest runs in C.
+        return list(chain.from_iterable(map(ids.__getitem__, words)))
 
     def _token_spans(self, word: str, tokens: Sequence[str]) -> list[tuple[int, int]]:
         """Each token's character span within the word."""

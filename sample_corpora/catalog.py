@@ -51,7 +51,7 @@ CACHE_ENV_VAR = "BPE_EXPLORER_CACHE"
 MIN_ENGLISH_BYTES = 300_000
 
 # Bump whenever the output of a builder changes, so stale caches are ignored.
-_BUILDER_VERSION = 1
+_BUILDER_VERSION = 2  # 2: English adds help topics and comments
 
 _HERE = Path(__file__).resolve().parent
 _INDEX_PATH = _HERE / "index.json"
@@ -373,13 +373,47 @@ def _prose_paragraphs(doc: str) -> Iterator[str]:
         yield text
 
 
-def build_english(target_bytes: int, *, stdlib: str | os.PathLike[str] | None = None) -> str:
-    """Build English prose from the standard library's docstrings.
+def _english_texts(root: Path) -> Iterator[str]:
+    """Docstrings of every file, then the help topics, then every file's block comments."""
+    for _rel, _source, tree in _stdlib_files(root):
+        yield from _docstrings(tree)
+    for rel, _source, tree in _stdlib_files(root):
+        if rel == "pydoc_data/topics.py":
+            yield from _string_values(tree)
+    for _rel, source, _tree in _stdlib_files(root):
+        yield from _comment_blocks(source)
 
-    Paragraphs are collected in a fixed order (sorted files, source order
-    within a file), de-duplicated, and joined by blank lines until adding the
-    next one would pass ``target_bytes`` UTF-8 bytes.  The result is
-    deterministic for a given standard library.
+
+def _string_values(tree: ast.Module) -> Iterator[str]:
+    """The string values of the dict literals in a module (pydoc's help topics)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            for value in node.values:
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    yield value.value
+
+
+def _comment_blocks(source: str) -> Iterator[str]:
+    """Runs of whole-line comments, each as one text; a bare '#' line separates paragraphs."""
+    block: list[str] = []
+    for line in source.splitlines() + [""]:
+        stripped = line.strip()
+        if stripped.startswith("#") and not stripped.startswith("#!"):
+            block.append(stripped.lstrip("#").strip())
+            continue
+        if block:
+            yield "\n".join(block)
+            block = []
+
+
+def build_english(target_bytes: int, *, stdlib: str | os.PathLike[str] | None = None) -> str:
+    """Build English prose from the standard library: docstrings, then help topics, then comments.
+
+    Paragraphs are collected in a fixed order (docstrings of sorted files in source order, then
+    the `pydoc_data` help topics, then block comments of sorted files), de-duplicated, and joined
+    by blank lines until adding the next one would pass ``target_bytes`` UTF-8 bytes. Docstrings
+    alone come to about 1.3 MB, so larger targets use the other two. The result is deterministic
+    for a given standard library.
     """
     _check_target(target_bytes)
     root = Path(stdlib) if stdlib is not None else _stdlib_dir()
@@ -387,20 +421,17 @@ def build_english(target_bytes: int, *, stdlib: str | os.PathLike[str] | None = 
     seen: set[str] = set()
     size = 0
     done = False
-    for _rel, _source, tree in _stdlib_files(root):
-        for doc in _docstrings(tree):
-            for paragraph in _prose_paragraphs(doc):
-                if paragraph in seen:
-                    continue
-                cost = _utf8_len(paragraph) + (2 if parts else 0) + 1
-                if size + cost > target_bytes:
-                    done = True
-                    break
-                seen.add(paragraph)
-                parts.append(paragraph)
-                size += cost - 1
-            if done:
+    for doc in _english_texts(root):
+        for paragraph in _prose_paragraphs(doc):
+            if paragraph in seen:
+                continue
+            cost = _utf8_len(paragraph) + (2 if parts else 0) + 1
+            if size + cost > target_bytes:
+                done = True
                 break
+            seen.add(paragraph)
+            parts.append(paragraph)
+            size += cost - 1
         if done:
             break
     text = "\n\n".join(parts) + "\n" if parts else ""
