@@ -1,6 +1,6 @@
 """Time the animation's frame-building functions on a large corpus (server time per frame).
 
-    python -m explorer.measure_frame            # english sample repeated to ~5 MB, 2,000 merges
+    python bench/bench_frame.py                # english sample repeated to ~5 MB, 2,000 merges
 
 A frame is what one tick of the player computes: the frame data (`frames.build_frame`), the
 merge card and word chips (HTML), both figures, and the JSON `st.plotly_chart` makes of them.
