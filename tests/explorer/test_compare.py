@@ -1,12 +1,10 @@
 """The Compare page: its pure pieces (chips, disputed places, counts, curves) and the page in AppTest."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 import plotly.graph_objects as go
+from apptest_helpers import html_bodies, plotly_specs
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from bpe_core import Settings, train
 from bpe_core.analysis import compare_segmentations, token_count_curve
@@ -16,7 +14,6 @@ from explorer.compare_view import Entry
 from explorer.io_service import Uploaded
 from sample_corpora import load_corpus
 
-APP = Path(__file__).resolve().parents[2] / "explorer" / "app.py"
 LESSON = load_corpus("seed000")  # the default corpus: the app's first tokenizer is word mode, 10 merges
 
 
@@ -125,23 +122,6 @@ def test_add_entry_refuses_duplicates_and_a_fifth():
 
 
 # ---- the page ------------------------------------------------------------------------------------
-
-@pytest.fixture
-def app():
-    """A fresh AppTest of the explorer, run once (the default page)."""
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def html_bodies(at) -> list[str]:
-    return [el.value for el in at.html]
-
-
-def plotly_specs(at) -> list[dict]:
-    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
-
 
 def columns_html(at) -> list[str]:
     return [h for h in html_bodies(at) if h.startswith('<span class="bpe-chips">')]

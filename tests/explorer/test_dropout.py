@@ -2,18 +2,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import plotly.graph_objects as go
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from bpe_core import Settings, train
 from bpe_core.analysis import dropout_distribution
 from explorer import dropout_view as view
 from sample_corpora import load_corpus
 
-APP = Path(__file__).resolve().parents[2] / "explorer" / "app.py"
 
 
 @pytest.fixture(scope="module")
@@ -59,14 +56,6 @@ def test_bytes_segmentations_show_hex_for_partial_characters():
 
 
 # ---- the page ------------------------------------------------------------------------------------
-
-@pytest.fixture
-def app():
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
 
 def test_page_samples_and_is_reproducible(app):
     app.switch_page("views/dropout.py").run()

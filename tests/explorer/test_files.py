@@ -5,10 +5,8 @@ import base64
 import io
 import json
 import zipfile
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from bpe_core import Settings, train
 from explorer import io_service, state
@@ -16,7 +14,6 @@ from explorer import tokenizer_sources as sources
 from explorer.render import md_escape
 from sample_corpora import load_corpus
 
-APP = Path(__file__).resolve().parents[2] / "explorer" / "app.py"
 CORPUS = load_corpus("seed000") + "The café's naïve owner said: hello, world! 日本 日本 " * 3
 TEXT = "lowest newer café\nnaïve 日本語 😀 <b>&amp;</b> x  y"
 
@@ -138,14 +135,6 @@ def test_tiktoken_and_our_json_and_hf_uploads(byte_tok):
 
 
 # ---- the page --------------------------------------------------------------------------------------
-
-@pytest.fixture
-def app():
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
 
 def open_files(at):
     at.switch_page("views/files.py").run()

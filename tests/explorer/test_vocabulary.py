@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import plotly.graph_objects as go
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from bpe_core import Settings, train
 from bpe_core.analysis import vocabulary_table
@@ -16,7 +14,6 @@ from explorer import vocab_view as view
 from explorer.io_service import Uploaded
 from sample_corpora import load_corpus
 
-APP = Path(__file__).resolve().parents[2] / "explorer" / "app.py"
 
 
 @pytest.fixture(scope="module")
@@ -88,14 +85,6 @@ def test_default_token_and_labels(rows):
 
 
 # ---- the page ------------------------------------------------------------------------------------
-
-@pytest.fixture
-def app():
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
 
 def open_vocabulary(at):
     at.switch_page("views/vocabulary.py").run()
