@@ -133,30 +133,29 @@ def _train(
     owner: list[int] = []  # position -> index of its word
     weights: list[int] = []
     lengths: list[int] = []
+    counts: dict[int, int] = {}
+    where: dict[int, set[int]] = {}
     for w_index, (symbols, n) in enumerate(words):
         start = len(sym)
         m = len(symbols)
-        sym.extend(ids[s] for s in symbols)
-        prv.extend(range(start - 1, start + m - 1))
+        word_ids = [ids[s] for s in symbols]
+        sym += word_ids
+        prv += range(start - 1, start + m - 1)
         prv[start] = -1
-        nxt.extend(range(start + 1, start + m + 1))
+        nxt += range(start + 1, start + m + 1)
         nxt[-1] = -1
-        owner.extend([w_index] * m)
+        owner += [w_index] * m
         weights.append(n)
         lengths.append(m)
-
-    counts: dict[int, int] = {}
-    where: dict[int, set[int]] = {}
-    for p in range(len(sym) - 1):
-        q = p + 1
-        if nxt[p] == q:
-            key = sym[p] << _SHIFT | sym[q]
-            counts[key] = counts.get(key, 0) + weights[owner[p]]
+        p = start
+        for key in [a << _SHIFT | b for a, b in zip(word_ids, word_ids[1:])]:
+            counts[key] = counts.get(key, 0) + n
             bucket = where.get(key)
             if bucket is None:
                 where[key] = {p}
             else:
                 bucket.add(p)
+            p += 1
 
     tie_break = settings.tie_break
     track_first = tie_break == "first"
