@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import sample_corpora
-from sample_corpora import catalog
+from sample_corpora import builders, catalog
 
 CORPORA_DIR = Path(catalog.__file__).resolve().parent
 SMALL_TARGET = 200_000
@@ -318,7 +318,7 @@ def test_docstring_cleaning() -> None:
         Short one.
         """
     )
-    paragraphs = list(catalog._prose_paragraphs(doc))
+    paragraphs = list(builders._prose_paragraphs(doc))
     assert paragraphs == [
         "Return the sum of two numbers, rounded to the nearest integer.",
         "Both arguments may be ints or floats; the result is always an int.",
