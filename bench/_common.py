@@ -153,3 +153,29 @@ def write_json(kind: str, data: dict[str, Any], path: str | None) -> Path:
     out.write_text(text, encoding="utf-8")
     (RESULTS_DIR / f"{kind}-latest.json").write_text(text, encoding="utf-8")
     return out
+
+
+# ---- the training cases -----------------------------------------------------------------------
+
+CASES: dict[str, dict[str, Any]] = {
+    "word": {
+        "label": "(i) word, eow=none, tie=hf",
+        "ours": {"mode": "word", "eow": "none", "tie_break": "hf"},
+        "peer": "hf-whitespace",
+    },
+    "bytes": {
+        "label": "(ii) bytes, gpt2, tie=hf",
+        "ours": {"mode": "bytes", "pretokenizer": "gpt2", "tie_break": "hf"},
+        "peer": "hf-bytelevel",
+    },
+    "suffix": {
+        "label": "(iii) word, eow=suffix, tie=count-pair",
+        "ours": {"mode": "word", "eow": "suffix", "tie_break": "count-pair"},
+        "peer": "subword-nmt",
+    },
+}
+
+
+def no_tqdm(iterable: Any, *args: Any, **kwargs: Any) -> Any:
+    """Stands in for tqdm so that subword-nmt prints no progress bar."""
+    return iterable
