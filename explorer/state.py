@@ -271,6 +271,18 @@ def values_for_request(request: TrainRequest) -> dict[str, Any]:
 
 # ---- Streamlit glue --------------------------------------------------------------------------
 
+# Streamlit drops a widget's value from the session when a run ends without that widget, which
+# a page switch can cause; the number boxes then came back as 0 and 1. Writing each sidebar value
+# back at the start of every run makes it the session's own value, which is kept.
+SIDEBAR_WIDGETS = (W_CORPUS, *SETTING_DEFAULTS, W_PRESENTER)
+
+
+def keep_sidebar_values(session: Any) -> None:
+    for key in SIDEBAR_WIDGETS:
+        if key in session:
+            session[key] = session[key]
+
+
 def init(session: Any, query_params: Mapping[str, str], *, samples: set[str]) -> None:
     """Fill in missing keys; on a session's first run, apply the link's parameters."""
     for key, value in DEFAULTS.items():
@@ -284,6 +296,7 @@ def init(session: Any, query_params: Mapping[str, str], *, samples: set[str]) ->
         for key, value in values.items():
             session[key] = value
         session[URL_NOTICE] = "; ".join(problems)
+    keep_sidebar_values(session)
 
 
 def current_values(session: Any) -> dict[str, Any]:

@@ -42,6 +42,18 @@ def test_play_pause_scrub_and_step(page, server):
     expect(page.locator(".bpe-card")).to_contain_text("low</w>")
 
 
+def test_settings_survive_moving_between_pages(page, server):
+    """The sidebar keeps its values on every page, so Train on another page trains the same thing."""
+    open_app(page, server, "/?step=1")
+    for link in ("Vocabulary", "Unseen words", "Watch training"):
+        page.get_by_role("link", name=link, exact=True).click()
+        expect(page.get_by_role("heading", level=1)).to_be_visible()
+        expect(page.get_by_role("spinbutton", name="Merges")).to_have_value("10")
+        expect(page.get_by_role("spinbutton", name="Vocabulary size")).to_have_value("100")
+    page.get_by_role("button", name="Train").click()
+    expect(page.get_by_text(re.compile(r"· 10 merges learned ·"))).to_be_visible()
+
+
 def test_unseen_word_lowest(page, server):
     open_app(page, server, "/unseen-words?corpus=seed000")
     box = page.get_by_label(re.compile("Words to encode"))
