@@ -208,9 +208,12 @@ def _report_training(tok: Tokenizer, seconds: float, output: str) -> None:
     result = tok.training
     assert result is not None  # train() always records its result
     learned = len(result.trace)
+    words = "word" if result.word_count == 1 else "words"
+    unk = f" + {tok.unk_token}" if tok.unk_token else ""
     print(
-        f"trained {learned} merges in {seconds:.2f} s on {result.word_count:,} words "
-        f"({result.distinct_words:,} distinct); vocabulary {tok.vocab_size:,} tokens -> {output}",
+        f"trained {learned} merges in {seconds:.2f} s on {result.word_count:,} {words} "
+        f"({result.distinct_words:,} distinct); vocabulary {tok.vocab_size - bool(tok.unk_token):,} "
+        f"tokens{unk} -> {output}",
         file=sys.stderr,
     )
     if learned < result.requested_merges:
