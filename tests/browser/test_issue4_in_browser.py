@@ -35,6 +35,11 @@ def shot_on_failure(test):
     return run
 
 
+# Elements of the current run: while a rerun is under way Streamlit keeps the previous run's
+# elements on screen, faded and marked stale, until the new ones arrive.
+LIVE = '[data-testid=stElementContainer][data-stale="false"]'
+
+
 def open_page(page, server: str, link: str, title: str) -> None:
     """Start at the app's front page (paused: a link with a step), then follow the sidebar link, as a user would."""
     page.goto(server + "/?step=1")
@@ -47,14 +52,14 @@ def open_page(page, server: str, link: str, title: str) -> None:
 @shot_on_failure
 def test_compare_highlights_disagreements_and_shows_bytes(page, server):
     open_page(page, server, "Compare tokenizers", "Compare tokenizers")
-    columns = page.locator("[data-testid=stHorizontalBlock] .bpe-chips")
+    columns = page.locator(f"[data-testid=stHorizontalBlock] {LIVE} .bpe-chips")
     expect(columns).to_have_count(2)  # the sidebar's 10 merges and the same corpus with 5
     box = page.get_by_label("Text to compare")
     box.fill("lowest newer 日本語")
     box.press("Control+Enter")
-    expect(page.locator(".cmp-text")).to_contain_text("lowest·newer")
+    expect(page.locator(f"{LIVE} .cmp-text")).to_contain_text("lowest·newer")
     expect(page.get_by_text(re.compile(r"\d+ places? where the token boundaries disagree"))).to_be_visible()
-    expect(page.locator(".cmp-cut").first).to_be_visible()
+    expect(page.locator(f"{LIVE} .cmp-cut").first).to_be_visible()
     expect(columns.nth(1).locator(".cmp-disputed").first).to_be_visible()  # "l o" where the other has "lo"
 
     page.get_by_text(re.compile(r"^Add a tokenizer")).click()
