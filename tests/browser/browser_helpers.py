@@ -5,6 +5,10 @@ from pathlib import Path
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "screenshots"
 
+# Elements of the current run: while a rerun is under way Streamlit keeps the previous run's
+# elements on screen, faded and marked stale, until the new ones arrive.
+LIVE = '[data-testid=stElementContainer][data-stale="false"]'
+
 
 MEASURE = (
     "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"

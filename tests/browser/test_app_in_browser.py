@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import shoot
+from browser_helpers import LIVE, shoot
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -36,10 +36,10 @@ def test_play_pause_scrub_and_step(page, server):
     page.get_by_role("slider", name=re.compile("Merge step")).focus()
     page.keyboard.press("End")
     expect(step_text(page, 10)).to_be_visible()
-    expect(page.locator(".bpe-card")).to_contain_text("wi")
+    expect(page.locator(f"{LIVE} .bpe-card")).to_contain_text("wi")
     page.get_by_role("button", name="Back").click()
     expect(step_text(page, 9)).to_be_visible()
-    expect(page.locator(".bpe-card")).to_contain_text("low</w>")
+    expect(page.locator(f"{LIVE} .bpe-card")).to_contain_text("low</w>")
 
 
 def test_settings_survive_moving_between_pages(page, server):
@@ -98,8 +98,8 @@ def test_upload_train_and_play(page, server, tmp_path):
 
 def test_tricky_text_is_shown_not_run(page, server):
     open_app(page, server, "/?corpus=tricky&mode=text&step=3")
-    expect(page.locator(".bpe-rows")).to_be_visible()
-    expect(page.locator(".bpe-rows")).to_contain_text("<script>")
+    expect(page.locator(f"{LIVE} .bpe-rows")).to_be_visible()
+    expect(page.locator(f"{LIVE} .bpe-rows")).to_contain_text("<script>")
     assert page.locator(".bpe-rows script, .bpe-rows img").count() == 0
     page.goto(server + "/unseen-words?corpus=tricky&words=%3Cimg+src%3Dx+onerror%3Dalert(2)%3E")
     expect(page.locator(".bpe-chips").nth(1)).to_contain_text("<img")

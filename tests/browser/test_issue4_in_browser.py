@@ -3,24 +3,12 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
 
+from browser_helpers import LIVE, SCREENSHOTS, shoot
 from playwright.sync_api import expect
 
 from bpe_core import Settings, train
 from bpe_core.formats import save_gpt2
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "screenshots"
-
-
-def shoot(page, name: str) -> None:
-    """A screenshot of the whole page (the viewport grows to the main area's height)."""
-    SCREENSHOTS.mkdir(exist_ok=True)
-    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-    page.set_viewport_size({"width": 1440, "height": max(900, min(int(height) + 40, 6000))})
-    page.wait_for_timeout(600)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
-
 
 def shot_on_failure(test):
     """Keep a screenshot of the page as it was when the test failed (screenshots/issue4-failed-NAME.png)."""
@@ -29,15 +17,11 @@ def shot_on_failure(test):
         try:
             return test(page, *args, **kwargs)
         except Exception:
+            SCREENSHOTS.mkdir(exist_ok=True)
             page.screenshot(path=str(SCREENSHOTS / f"issue4-failed-{test.__name__}.png"), full_page=True)
             raise
 
     return run
-
-
-# Elements of the current run: while a rerun is under way Streamlit keeps the previous run's
-# elements on screen, faded and marked stale, until the new ones arrive.
-LIVE = '[data-testid=stElementContainer][data-stale="false"]'
 
 
 def open_page(page, server: str, link: str, title: str) -> None:
