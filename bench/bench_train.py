@@ -188,6 +188,20 @@ def worker_main(spec_path: str, out_path: str) -> None:
     Path(out_path).write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
 
 
+def paired_ratios(ours_runs: list[dict[str, Any]], peer_runs: list[dict[str, Any]], peer: str) -> list[float]:
+    """The ratio of each repeat's two runs, made one after the other. The machine's speed drifts
+    over minutes, so neighbours in time compare more fairly than the two fastest runs do."""
+    out = []
+    for ours, other in zip(ours_runs, peer_runs):
+        if "error" in ours or "error" in other:
+            continue
+        if peer == "subword-nmt":
+            out.append(other["seconds"] / max(ours["merge_seconds"], 1e-9))
+        else:
+            out.append(ours["seconds"] / max(other["seconds"], 1e-9))
+    return out
+
+
 def fastest(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """The fastest of repeated runs (an error if any failed), with every run's seconds."""
     failed = [r for r in runs if "error" in r]
@@ -341,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
                         else:
                             comp["ratio_name"] = "ours/HF"
                             comp["ratio"] = ours["seconds"] / max(peer["seconds"], 1e-9)
+                        comp["paired_ratios"] = paired_ratios(ours_runs, peer_runs, peer_engine)
                         comp["ours_peak_mib"] = ours["peak_kib"] / 1024
                         comp["peer_peak_mib"] = peer["peak_kib"] / 1024
                     results["comparisons"].append(comp)
@@ -382,13 +397,21 @@ def main(argv: list[str] | None = None) -> int:
         rows.append([
             c["corpus"], c["merges"], CASES[c["case"]]["label"], PEER_NAMES[c["peer"]],
             fmt(ours_s), fmt(peer_s), f"{c['ratio_name']} = {c['ratio']:.2f}",
+            " ".join(f"{r:.2f}" for r in c["paired_ratios"]),
             f"{c['ours_peak_mib']:.0f}/{c['peer_peak_mib']:.0f}", agree,
         ])
-    print("\nComparisons (ours s = whole train() against HF, merge loop only against subword-nmt)")
+    print("\nComparisons (ours s = whole train() against HF, merge loop only against subword-nmt;")
+    print("ratio from the fastest runs; 'each repeat': the ratio of every ours/peer pair of runs)")
     print(table(
-        ["corpus", "merges", "case", "peer", "ours s", "peer s", "ratio", "peak MiB ours/peer", "merges agree"],
-        rows, align="lrllrrlrl",
+        ["corpus", "merges", "case", "peer", "ours s", "peer s", "ratio", "each repeat", "peak MiB ours/peer",
+         "merges agree"],
+        rows, align="lrllrrllrl",
     ))
+    nmt = [c for c in results["comparisons"] if c.get("ratio_name", "").startswith("subword-nmt")]
+    if nmt:
+        met = sum(1 for c in nmt if c["ratio"] >= 6)
+        print(f"  target subword-nmt/ours >= 6: met in {met}/{len(nmt)} comparisons "
+              f"(lowest {min(c['ratio'] for c in nmt):.2f})")
     slow = [c for c in results["comparisons"] if c.get("ratio_name") == "ours/HF" and c["ratio"] > 3]
     for c in slow:
         print(f"  slower than 3x HF: {c['corpus']} {c['merges']} {c['case']}: {c['ratio']:.1f}x "

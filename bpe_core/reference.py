@@ -34,30 +34,45 @@ def apply_merge(symbols: list[str], pair: tuple[str, str]) -> list[str]:
     return out
 
 
-def reference_train(
+def rank_pairs(
+    pairs: dict[tuple[str, str], int], settings: Settings, order: dict[str, int]
+) -> list[tuple[str, str]]:
+    """All pairs, the one to merge first: highest count, then the tie-break. `pairs` is in order
+    of first occurrence and `order` numbers symbols as ids do (base sorted, then by creation)."""
+    if settings.tie_break == "count-pair":
+        return sorted(pairs, key=lambda p: (pairs[p], p), reverse=True)
+    if settings.tie_break == "first":
+        return sorted(pairs, key=lambda p: -pairs[p])  # a stable sort keeps the first of equals
+    return sorted(pairs, key=lambda p: (-pairs[p], order[p[0]], order[p[1]]))
+
+
+def reference_steps(
     word_counts: Mapping[str, int], settings: Settings, *, merges: int
-) -> list[tuple[str, str, int, int]]:
-    """(left, right, count, total tokens after) for each merge, recomputed from scratch each step."""
+) -> list[tuple[list[tuple[str, str, int]], int]]:
+    """For each merge: every pair with its count, best first, and the total tokens after it."""
     words = [(word_symbols(w, settings), n) for w, n in word_counts.items() if w and n > 0]
     alphabet = {s for symbols, _ in words for s in symbols}
     if settings.mode == "bytes":
         alphabet.update(byte_to_char())
     order = {s: i for i, s in enumerate(sorted(alphabet))}
-    out: list[tuple[str, str, int, int]] = []
+    out: list[tuple[list[tuple[str, str, int]], int]] = []
     for _ in range(merges):
         pairs = count_pairs(words)
         if not pairs:
             break
-        if settings.tie_break == "count-pair":
-            best = max(pairs, key=lambda p: (pairs[p], p))
-        elif settings.tie_break == "first":
-            best = max(pairs, key=lambda p: pairs[p])  # max keeps the first of equals
-        else:
-            best = min(pairs, key=lambda p: (-pairs[p], order[p[0]], order[p[1]]))
+        ranked = rank_pairs(pairs, settings, order)
+        best = ranked[0]
         if pairs[best] < settings.min_frequency:
             break
-        order[best[0] + best[1]] = len(order)
+        order.setdefault(best[0] + best[1], len(order))
         words = [(apply_merge(symbols, best), n) for symbols, n in words]
         total = sum(len(symbols) * n for symbols, n in words)
-        out.append((best[0], best[1], pairs[best], total))
+        out.append(([(a, b, pairs[a, b]) for a, b in ranked], total))
     return out
+
+
+def reference_train(
+    word_counts: Mapping[str, int], settings: Settings, *, merges: int
+) -> list[tuple[str, str, int, int]]:
+    """(left, right, count, total tokens after) for each merge, recomputed from scratch each step."""
+    return [(*ranked[0], total) for ranked, total in reference_steps(word_counts, settings, merges=merges)]

@@ -1,11 +1,12 @@
 """The incremental trainer against the lessons' recount-everything trainer, on random corpora."""
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
 from bpe_core import Settings, encode_ranked, encode_replay, train
 from bpe_core.pretokenize import count_words, word_symbols
-from bpe_core.reference import reference_train
+from bpe_core.reference import reference_steps, reference_train
 from bpe_core.trainer import train_counts
 
 # Few letters so that pairs repeat, overlap ("a a a") and tie often.
@@ -36,6 +37,42 @@ def test_incremental_equals_reference(texts, which, merges):
     fast = train_counts(counts, which, merges=merges)
     slow = reference_train(counts, which, merges=merges)
     assert [(m.left, m.right, m.count, m.total_tokens) for m in fast.trace] == slow
+
+
+@hyp_settings(**PROFILE)
+@given(texts=corpora, which=st.sampled_from(SETTINGS), merges=st.integers(0, 25), top_k=st.integers(1, 12))
+def test_top_pairs_are_the_reference_ranking(texts, which, merges, top_k):
+    """The bar chart's pairs at each step are the highest pairs a full recount gives, in order."""
+    counts = count_words(texts, which)
+    if not counts:
+        return
+    fast = train_counts(counts, which, merges=merges, top_k=top_k)
+    steps = reference_steps(counts, which, merges=merges)
+    assert fast.top_pairs == [ranked[:top_k] for ranked, _ in steps]
+
+
+@pytest.mark.parametrize("which", [
+    Settings(mode="word", eow="suffix", tie_break="count-pair"),
+    Settings(mode="word", eow="none", tie_break="hf"),
+    Settings(mode="text", pretokenizer="none", tie_break="first"),
+    Settings(mode="bytes", pretokenizer="gpt2", tie_break="hf"),
+], ids=lambda s: f"{s.mode}-{s.tie_break}")
+def test_long_training_equals_reference(which):
+    """Hundreds of merges on a few thousand characters: counts fall to 1, so stale index positions,
+    overstated heap entries and ties all occur many times over."""
+    import random
+
+    rng = random.Random(11)
+    syllables = ["lo", "w", "er", "ne", "st", "wi", "d", "a", "aa", " ", " ", "\n", "é", "日本"]
+    text = "".join(rng.choice(syllables) for _ in range(2500))
+    counts = count_words([text], which)
+    fast = train_counts(counts, which, merges=400, top_k=5)
+    steps = reference_steps(counts, which, merges=400)
+    assert len(fast.trace) > 300
+    assert [(m.left, m.right, m.count, m.total_tokens) for m in fast.trace] == [
+        (*ranked[0], total) for ranked, total in steps
+    ]
+    assert fast.top_pairs == [ranked[:5] for ranked, _ in steps]
 
 
 @hyp_settings(**PROFILE)
