@@ -9,14 +9,14 @@ trained without pre-tokenization is one long word and gets the same treatment.
 What keeps the Python loop short (training spends its time there):
 - The index may hold stale positions; each is checked when it is visited.
 - A merge first rewires the list, grouping the neighbours of its occurrences by symbol; then
-  each group moves its weight from the pair it broke to the pair it made, with C-level sums.
+  each group moves its weight from the pair it broke to the pair it made, in one step.
 - The initial index is built by C-level passes and one sort, not by a dictionary update for
   every symbol.
 """
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from itertools import accumulate, chain, repeat
 from operator import add, mul
 
@@ -26,8 +26,6 @@ from .settings import Settings
 # A pair of symbol ids packed into one int: left << SHIFT | right.
 SHIFT = 32
 MASK = (1 << SHIFT) - 1
-
-Grown = Callable[[int], None]
 
 
 def symbol_ids(
@@ -122,13 +120,12 @@ class PairIndex:
             p = self._first[key] = live[0]
         return p
 
-    def merge(self, key: int, new: int, grown: Grown) -> list[tuple[int, int]]:
+    def merge(self, key: int, new: int) -> list[int]:
         """Replace every occurrence of the pair by the symbol `new`, left to right, and update
-        the counts; `grown(pair)` is called for each pair whose count grew. Returns the pairs
-        that changed, as (pair that lost, pair that gained)."""
+        the counts. Returns the pairs that gained (ab + y, x + ab), some of them more than once;
+        the pairs that lost (x + a, b + y) only lost."""
         a, b = key >> SHIFT, key & MASK
         sym, nxt, prv, counts, where = self.sym, self.nxt, self.prv, self.counts, self.where
-        weight = self.wt.__getitem__
         positions = where.pop(key)
         positions.sort()  # ascending runs, one from each merge that added to them: a quick sort
         self.visited += len(positions)
@@ -137,10 +134,14 @@ class PairIndex:
 
         # Rewire the list at each occurrence. For "x a b y", merging a + b turns x + a into
         # x + ab at x's position, and b + y into ab + y at a's: `lefts[x]` collects the
-        # positions of such x's, `rights[y]` the positions of the a's followed by a y.
+        # positions of such x's, `rights[y]` the positions of the a's followed by a y, and
+        # `left_weight[x]`, `right_weight[y]` the counts of their words.
         lefts: defaultdict[int, list[int]] = defaultdict(list)
         rights: defaultdict[int, list[int]] = defaultdict(list)
-        done: list[int] = []
+        left_weight: defaultdict[int, int] = defaultdict(int)
+        right_weight: defaultdict[int, int] = defaultdict(int)
+        wt = self.wt
+        made = 0
         multi = self.multi
         for p in positions:
             q = nxt[p]
@@ -149,19 +150,23 @@ class PairIndex:
                 continue
             before = prv[p]
             after = nxt[q]
+            n = wt[p]
+            made += n
             if before != -1:
-                lefts[sym[before]].append(before)
+                s = sym[before]
+                lefts[s].append(before)
+                left_weight[s] += n
             if after != -1:
-                rights[sym[after]].append(p)
+                s = sym[after]
+                rights[s].append(p)
+                right_weight[s] += n
                 prv[after] = p
             elif before == -1:
                 multi -= 1  # the word is now a single token
             sym[p] = new
             sym[q] = -1
             nxt[p] = after
-            done.append(p)
         self.multi = multi
-        made = sum(map(weight, done))
         self.total -= made
         self.usage[new] += made
         self.usage[a] -= made
@@ -170,11 +175,10 @@ class PairIndex:
         # Each group moves its weight from the pair it broke to the pair it made. A pair can
         # lose in one group what it gained in another ("a b a b": ab + a appears, then becomes
         # ab + ab), so pairs left at zero are removed after all groups.
-        changes = [(s << SHIFT | a, s << SHIFT | new, at) for s, at in lefts.items()]
-        changes += [(b << SHIFT | s, new << SHIFT | s, at) for s, at in rights.items()]
+        changes = [(s << SHIFT | a, s << SHIFT | new, at, left_weight[s]) for s, at in lefts.items()]
+        changes += [(b << SHIFT | s, new << SHIFT | s, at, right_weight[s]) for s, at in rights.items()]
         emptied: list[int] = []
-        for old, pair, at in changes:
-            moved = sum(map(weight, at))
+        for old, pair, at, moved in changes:
             if old != key:  # the pair being merged is gone whole
                 left_over = counts[old] - moved
                 counts[old] = left_over
@@ -186,16 +190,15 @@ class PairIndex:
                 where[pair] = at
             else:
                 bucket += at
-            grown(pair)
         for old in emptied:
             if counts[old] <= 0:
                 del counts[old]
                 where.pop(old, None)
         if self._first:
-            for old, pair, _ in changes:
+            for old, pair, _, _ in changes:
                 self._first.pop(old, None)
                 self._first.pop(pair, None)
-        return [(old, pair) for old, pair, _ in changes]
+        return [pair for _, pair, _, _ in changes]
 
 
 def _index_pairs(

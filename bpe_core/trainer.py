@@ -123,8 +123,18 @@ class _PairQueue:
             return (-self.index.counts[key], self.index.earliest(key), key)
         return (-self.index.counts[key], self.rank[key >> SHIFT], self.rank[key & MASK], key)
 
-    def push(self, key: int) -> None:
-        heappush(self.heap, self.entry(key))
+    def push_all(self, keys: list[int]) -> None:
+        """New entries for pairs whose count grew (pairs since emptied are skipped)."""
+        heap, counts = self.heap, self.index.counts
+        if self.first:
+            for key in keys:
+                if key in counts:
+                    heappush(heap, self.entry(key))
+            return
+        rank = self.rank
+        for key in keys:  # self.entry, written out: it runs for every pair a merge makes
+            if key in counts:
+                heappush(heap, (-counts[key], rank[key >> SHIFT], rank[key & MASK], key))
 
     def _settle(self, entry: tuple) -> bool:
         """Whether a popped entry is its pair's current one; one that overstates it is renewed."""
@@ -176,13 +186,6 @@ def _train(
     ids = {s: i for i, s in enumerate(base)}
     index = PairIndex(sym, lengths, weights, len(base))
     queue = _PairQueue(index, tokens, settings.tie_break)
-    if queue.first:
-        grown = None  # pushed once the merge is done: earliest positions need the whole update
-    else:
-        heap, rank, counts = queue.heap, queue.rank, index.counts
-
-        def grown(pair: int) -> None:  # queue.push, written out: it runs for every pair made
-            heappush(heap, (-counts[pair], rank[pair >> SHIFT], rank[pair & MASK], pair))
 
     initial_tokens, initial_multi = index.total, index.multi
     trace: list[Merge] = []
@@ -216,12 +219,7 @@ def _train(
             tokens.append(merged)
             ids[merged] = new
             queue.add_symbol(merged, new)
-        if grown is not None:
-            index.merge(key, new, grown)
-        else:
-            for _, pair in index.merge(key, new, lambda pair: None):
-                if pair in index.counts:
-                    queue.push(pair)
+        queue.push_all(index.merge(key, new))
 
         trace.append(
             Merge(
