@@ -40,7 +40,8 @@ def corpus_path(name: str, target_bytes: int) -> Path:
 
     builder = {"english": catalog.build_english, "python": catalog.build_python}[name]
     version = getattr(catalog, "_BUILDER_VERSION", 0)
-    filename = f"{name}-{target_bytes}-py{platform.python_version()}-v{version}.txt"
+    tag = catalog.sources_tag(builder.__name__)
+    filename = f"{name}-{target_bytes}-py{platform.python_version()}-v{version}{'-' + tag if tag else ''}.txt"
     fallback = Path(tempfile.gettempdir()) / "bpe-bench-corpora"
     for directory in (CORPUS_DIR, fallback):
         if (directory / filename).is_file():

@@ -1,24 +1,39 @@
-"""Corpora built on the user's machine from the Python standard library: English prose and code.
+"""Corpora built on the user's machine from Python sources: English prose and code.
 
-Nothing here is shipped: the text is the local standard library's, read in a fixed order, so a
-build is deterministic for a given Python installation.
+Nothing here is shipped. The code is the local standard library's; the prose is the standard
+library's documentation, then the docstrings of a few installed packages that
+requirements.txt pins (the standard library alone has about 2.4 MB of prose). Everything is
+read in a fixed order, so a build is deterministic for a given set of installed versions.
 """
 from __future__ import annotations
 
 import ast
+import hashlib
+import importlib.metadata
+import importlib.util
 import os
 import re
 import sysconfig
 import warnings
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 #: A complete English build must reach at least this many bytes; anything
 #: smaller means the standard library sources are missing (for example a
 #: Python install that ships only compiled ``.pyc`` files).
 MIN_ENGLISH_BYTES = 300_000
 
-# Directory names never descended into when walking the standard library.
+#: Installed packages whose docstrings follow the standard library's prose in the English
+#: corpus, in this order: (import name, distribution name). requirements.txt pins them all.
+ENGLISH_PACKAGES = (
+    ("pandas", "pandas"),
+    ("numpy", "numpy"),
+    ("streamlit", "streamlit"),
+    ("hypothesis", "hypothesis"),
+    ("_pytest", "pytest"),
+)
+
+# Directory names never descended into when walking the standard library (or a package).
 _SKIP_DIRS = frozenset(
     {"test", "tests", "idlelib", "lib2to3", "site-packages", "dist-packages", "__pycache__"}
 )
@@ -142,8 +157,33 @@ def _prose_paragraphs(doc: str) -> Iterator[str]:
         yield text
 
 
-def _english_texts(root: Path) -> Iterator[str]:
-    """Docstrings of every file, then the help topics, then every file's block comments."""
+def english_packages() -> list[tuple[str, str, Path]]:
+    """(distribution, version, source folder) of each of ENGLISH_PACKAGES that is installed."""
+    found = []
+    for module, distribution in ENGLISH_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(module)
+            version = importlib.metadata.version(distribution)
+        except (ImportError, ValueError, importlib.metadata.PackageNotFoundError):
+            continue
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        found.append((distribution, version, Path(next(iter(spec.submodule_search_locations)))))
+    return found
+
+
+def sources_tag(builder_name: str) -> str:
+    """A short tag for what a builder reads besides the standard library (empty if nothing), so
+    that a cached corpus is rebuilt when those installed packages change."""
+    if builder_name != "build_english":
+        return ""
+    pins = ",".join(f"{name}=={version}" for name, version, _ in english_packages())
+    return hashlib.sha256(pins.encode("utf-8")).hexdigest()[:8]
+
+
+def _english_texts(root: Path, packages: Sequence[Path]) -> Iterator[str]:
+    """Docstrings of every standard library file, then the help topics, then every file's block
+    comments, then the docstrings of each package."""
     for _rel, _source, tree in _stdlib_files(root):
         yield from _docstrings(tree)
     for rel, _source, tree in _stdlib_files(root):
@@ -151,6 +191,9 @@ def _english_texts(root: Path) -> Iterator[str]:
             yield from _string_values(tree)
     for _rel, source, _tree in _stdlib_files(root):
         yield from _comment_blocks(source)
+    for package in packages:
+        for _rel, _source, tree in _stdlib_files(package):
+            yield from _docstrings(tree)
 
 
 def _string_values(tree: ast.Module) -> Iterator[str]:
@@ -175,22 +218,33 @@ def _comment_blocks(source: str) -> Iterator[str]:
             block = []
 
 
-def build_english(target_bytes: int, *, stdlib: str | os.PathLike[str] | None = None) -> str:
-    """Build English prose from the standard library: docstrings, then help topics, then comments.
+def build_english(
+    target_bytes: int,
+    *,
+    stdlib: str | os.PathLike[str] | None = None,
+    packages: Sequence[str | os.PathLike[str]] | None = None,
+) -> str:
+    """Build English prose from Python documentation: the standard library's docstrings, help
+    topics and comments, then the docstrings of `packages` (default: the installed
+    ENGLISH_PACKAGES).
 
-    Paragraphs are collected in a fixed order (docstrings of sorted files in source order, then
-    the `pydoc_data` help topics, then block comments of sorted files), de-duplicated, and joined
-    by blank lines until adding the next one would pass ``target_bytes`` UTF-8 bytes. Docstrings
-    alone come to about 1.3 MB, so larger targets use the other two. The result is deterministic
-    for a given standard library.
+    Paragraphs are collected in that fixed order (files sorted, each in source order),
+    de-duplicated, and joined by blank lines until adding the next one would pass
+    ``target_bytes`` UTF-8 bytes. The standard library gives about 2.4 MB (its docstrings alone
+    1.3 MB); a 5 MB target also reads pandas, NumPy and Streamlit. The result is deterministic
+    for a given set of installed versions.
     """
     _check_target(target_bytes)
     root = Path(stdlib) if stdlib is not None else _stdlib_dir()
+    if packages is None:
+        folders = [folder for _, _, folder in english_packages()]
+    else:
+        folders = [Path(p) for p in packages]
     parts: list[str] = []
     seen: set[str] = set()
     size = 0
     done = False
-    for doc in _english_texts(root):
+    for doc in _english_texts(root, folders):
         for paragraph in _prose_paragraphs(doc):
             if paragraph in seen:
                 continue

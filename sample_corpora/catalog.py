@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .builders import build_english, build_python
+from .builders import build_english, build_python, sources_tag
 
 __all__ = [
     "DEFAULT_TARGET_BYTES",
@@ -44,7 +44,7 @@ DEFAULT_TARGET_BYTES: int = 5_000_000
 CACHE_ENV_VAR = "BPE_EXPLORER_CACHE"
 
 # Bump whenever the output of a builder changes, so stale caches are ignored.
-_BUILDER_VERSION = 2  # 2: English adds help topics and comments
+_BUILDER_VERSION = 3  # 2: English adds help topics and comments; 3: and package docstrings
 
 _HERE = Path(__file__).resolve().parent
 _INDEX_PATH = _HERE / "index.json"
@@ -174,7 +174,7 @@ def _truncate_utf8(text: str, max_bytes: int) -> str:
 
 def _load_generated(corpus_id: str, builder_name: str, target_bytes: int) -> str:
     directory = cache_dir()
-    cached = directory / _cache_name(corpus_id, target_bytes)
+    cached = directory / _cache_name(corpus_id, target_bytes, builder_name)
     try:
         with open(cached, encoding="utf-8", newline="") as fh:
             return fh.read()
@@ -187,10 +187,12 @@ def _load_generated(corpus_id: str, builder_name: str, target_bytes: int) -> str
     return text
 
 
-def _cache_name(corpus_id: str, target_bytes: int) -> str:
+def _cache_name(corpus_id: str, target_bytes: int, builder_name: str = "") -> str:
     impl = sys.implementation.name
     version = platform.python_version()
-    return f"{corpus_id}-{impl}{version}-{target_bytes}-v{_BUILDER_VERSION}.txt"
+    tag = sources_tag(builder_name)
+    packages = f"-{tag}" if tag else ""
+    return f"{corpus_id}-{impl}{version}-{target_bytes}-v{_BUILDER_VERSION}{packages}.txt"
 
 
 def _cache_candidates() -> list[Path]:

@@ -32,3 +32,21 @@ def shoot(page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path))
     return path
+
+
+def open_expander(page, label, inside) -> None:
+    """Open an expander and wait until `inside` (a locator within it) shows. A click that lands
+    while a rerun replaces the page can be lost with the element it hit: then, as a person
+    would, click again (only while the expander is still closed, or the click would close it)."""
+    from playwright.sync_api import expect
+
+    details = page.locator("[data-testid=stExpander] details").filter(has=page.get_by_text(label)).first
+    for attempt in range(3):
+        if details.get_attribute("open") is None:
+            page.get_by_text(label).first.click()
+        try:
+            expect(inside).to_be_visible(timeout=5_000)
+            return
+        except AssertionError:
+            if attempt == 2:
+                raise

@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 import re
 
-from browser_helpers import LIVE, SCREENSHOTS, shoot
+from browser_helpers import LIVE, SCREENSHOTS, open_expander, shoot
 from playwright.sync_api import expect
 
 from bpe_core import Settings, train
@@ -46,8 +46,9 @@ def test_compare_highlights_disagreements_and_shows_bytes(page, server):
     expect(page.locator(f"{LIVE} .cmp-cut").first).to_be_visible()
     expect(columns.nth(1).locator(".cmp-disputed").first).to_be_visible()  # "l o" where the other has "lo"
 
-    page.get_by_text(re.compile(r"^Add a tokenizer")).click()
-    page.get_by_role("tab", name="cl100k (GPT-4)").click()
+    cl100k_tab = page.get_by_role("tab", name="cl100k (GPT-4)")
+    open_expander(page, re.compile(r"^Add a tokenizer"), cl100k_tab)
+    cl100k_tab.click()
     page.get_by_role("button", name="Add cl100k_base").click()
     expect(columns).to_have_count(3, timeout=40_000)
     cl = columns.nth(2)

@@ -113,7 +113,7 @@ def test_metadata_fields() -> None:
         assert "\n" not in corpus.description
         assert corpus.kind in ("file", "generated")
         if corpus.kind == "generated":
-            assert corpus.licence == "PSF License (built locally, not redistributed)"
+            assert corpus.licence.startswith("PSF License") and "not redistributed" in corpus.licence
             assert "Python standard library" in corpus.source
     kinds = {corpus.id: corpus.kind for corpus in catalog.list_corpora()}
     assert kinds["english"] == kinds["python"] == "generated"
@@ -346,7 +346,48 @@ def test_fake_stdlib_walk(tmp_path: Path) -> None:
     assert re.findall(r"^# file: (.+)$", code, flags=re.MULTILINE) == ["a.py", "b.py", "pkg/c.py"]
     with pytest.raises(RuntimeError):
         # Far too little prose in this fake library to make an English corpus.
-        catalog.build_english(10_000, stdlib=root)
+        catalog.build_english(10_000, stdlib=root, packages=[])
+
+
+def test_english_reads_packages_after_the_standard_library(tmp_path: Path) -> None:
+    stdlib = tmp_path / "lib"
+    package = tmp_path / "pkg"
+    stdlib.mkdir()
+    (stdlib / "a.py").write_text('"""The standard library speaks first, in plain words."""\n', encoding="utf-8")
+    (package / "tests").mkdir(parents=True)
+    (package / "core.py").write_text(
+        'def f():\n    """A package docstring comes after the standard library."""\n\n\n'
+        'def g():\n    """This third paragraph no longer fits in the target size."""\n',
+        encoding="utf-8",
+    )
+    (package / "tests" / "t.py").write_text('"""Test modules of a package are never read."""\n', encoding="utf-8")
+    text = builders.build_english(110, stdlib=stdlib, packages=[package])
+    assert text == (
+        "The standard library speaks first, in plain words.\n\n"
+        "A package docstring comes after the standard library.\n"
+    )
+    # A target the standard library fills on its own never reaches the packages.
+    assert "package" not in builders.build_english(60, stdlib=stdlib, packages=[package])
+
+
+def test_english_packages_are_the_pinned_ones() -> None:
+    """The packages the English corpus reads are installed from requirements.txt, version-pinned:
+    the same corpus on every machine."""
+    pins = dict(
+        line.split("==", 1)
+        for line in (CORPORA_DIR.parent / "requirements.txt").read_text(encoding="utf-8").splitlines()
+        if "==" in line and not line.startswith("#")
+    )
+    found = {name: version for name, version, _ in builders.english_packages()}
+    assert set(found) == {distribution for _, distribution in builders.ENGLISH_PACKAGES}
+    assert all(pins.get(name) == version for name, version in found.items()), (found, pins)
+
+
+def test_english_cache_is_keyed_by_package_versions(monkeypatch: pytest.MonkeyPatch) -> None:
+    name = catalog._cache_name("english", 123, "build_english")
+    assert catalog._cache_name("python", 123, "build_python").endswith(f"-v{catalog._BUILDER_VERSION}.txt")
+    monkeypatch.setattr(builders, "english_packages", lambda: [("pandas", "0.0.1", Path("/nowhere"))])
+    assert catalog._cache_name("english", 123, "build_english") != name
 
 
 def test_missing_stdlib_sources(tmp_path: Path) -> None:
