@@ -48,11 +48,12 @@ def symbol_ids(
     chars = set(text)
     lengths = list(map(len, words))
     stand_in = ""
+    finals = [w[-1] for w in words] if glued else []
     if not marker:
         seen = set(chars)
     elif glued:
         seen = set("".join([w[:-1] for w in words]))  # the characters that occur inside words
-        seen.update({w[-1] + marker for w in words})
+        seen.update(c + marker for c in set(finals))
     else:
         # The marker follows each word as a symbol of its own: written as an unused character.
         stand_in = next(chr(c) for c in range(0xE000, 0x110000) if chr(c) not in chars)
@@ -69,9 +70,9 @@ def symbol_ids(
         char_id[stand_in] = ids[marker]
     sym = list(map(char_id.__getitem__, text))
     if glued:
-        finals = map(ids.__getitem__, map(add, [w[-1] for w in words], repeat(marker)))
-        for end, symbol in zip(accumulate(lengths), finals):
-            sym[end - 1] = symbol
+        final_id = {c: ids[c + marker] for c in set(finals)}
+        for end, c in zip(accumulate(lengths), finals):
+            sym[end - 1] = final_id[c]
     return base, sym, lengths, weights
 
 

@@ -139,7 +139,14 @@ class _PairQueue:
     def _settle(self, entry: tuple) -> bool:
         """Whether a popped entry is its pair's current one; one that overstates it is renewed."""
         key = entry[-1]
-        if key not in self.index.counts:
+        count = self.index.counts.get(key)
+        if count is None:
+            return False
+        if not self.first:  # ranks never change: only the count can be out of date
+            if entry[0] == -count:
+                return True
+            if -entry[0] > count:
+                heappush(self.heap, (-count, entry[1], entry[2], key))
             return False
         fresh = self.entry(key)
         if fresh == entry:
