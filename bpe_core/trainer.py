@@ -110,13 +110,13 @@ class _PairQueue:
     def __init__(self, index: PairIndex, tokens: list[str], tie_break: str) -> None:
         self.index = index
         self.first = tie_break == "first"
-        self.descending = tie_break == "count-pair"
-        self.rank: list = list(map(descending, tokens)) if self.descending else list(range(len(tokens)))
+        self.by_string = tie_break == "count-pair"
+        self.rank: list = list(map(descending, tokens)) if self.by_string else list(range(len(tokens)))
         self.heap = [self.entry(key) for key in index.counts]
         heapify(self.heap)
 
     def add_symbol(self, token: str, symbol: int) -> None:
-        self.rank.append(descending(token) if self.descending else symbol)
+        self.rank.append(descending(token) if self.by_string else symbol)
 
     def entry(self, key: int) -> tuple:
         if self.first:
