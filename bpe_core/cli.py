@@ -18,8 +18,7 @@ from .formats import load_any, save_gpt2, save_hf, save_tokenizer
 from .model import Tokenizer, train
 from .pretokenize import check_text
 from .settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS, BPEError, Settings
-
-DEFAULT_MERGES = 1000
+from .trainer import DEFAULT_MERGES
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,17 +41,20 @@ def build_parser() -> argparse.ArgumentParser:
         "imported rather than trained has no counts: its merges print with \"count\": null."
     )
     trace.add_argument("model", metavar="MODEL.json", help="a model file (any format `encode` reads)")
+    _add_merges_file(trace)
     trace.set_defaults(run=_run_trace)
 
     encode = commands.add_parser("encode", help="encode texts, one JSON object a line")
     encode.description = 'Print {"text", "tokens", "ids"} for each TEXT.'
     encode.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
     encode.add_argument("texts", metavar="TEXT", nargs="+", help="text to encode")
+    _add_merges_file(encode)
     encode.set_defaults(run=_run_encode)
 
     decode = commands.add_parser("decode", help="decode token ids to text")
     decode.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
     decode.add_argument("ids", metavar="ID", nargs="+", type=int, help="a token id")
+    _add_merges_file(decode)
     decode.set_defaults(run=_run_decode)
 
     export = commands.add_parser("export", help="write a tokenizer as Hugging Face or GPT-2 files")
@@ -66,14 +68,25 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "-o", "--output", required=True, metavar="PATH", help="tokenizer.json file (hf) or directory (gpt2)"
     )
+    _add_merges_file(export)
     export.set_defaults(run=_run_export)
     return parser
 
 
 _TOKENIZER_HELP = (
-    "our model JSON, a Hugging Face tokenizer.json, a GPT-2 vocab.json (merges.txt beside it), "
-    "a .tiktoken file, or a directory holding tokenizer.json or vocab.json"
+    "our model JSON, a Hugging Face tokenizer.json, a GPT-2 vocabulary (vocab.json or encoder.json, "
+    "its merges file beside it or given with --merges-file), a .tiktoken file, or a directory "
+    "holding tokenizer.json, vocab.json or encoder.json; the format is detected from the content"
 )
+
+
+def _add_merges_file(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--merges-file",
+        metavar="PATH",
+        help="a GPT-2 vocabulary's merges file, when it is not beside it as merges.txt or vocab.bpe "
+        "(NAME-vocab.json also finds NAME-merges.txt, encoder.json finds vocab.bpe)",
+    )
 
 
 def _add_train(commands: Any) -> None:
@@ -247,7 +260,7 @@ class _ProgressBar:
 
 
 def _run_trace(args: argparse.Namespace) -> int:
-    tok = load_any(args.model)
+    tok = load_any(args.model, merges=args.merges_file)
     if tok.trace:
         rows = [(m.rank, m.left, m.right, m.token, m.count) for m in tok.trace]
     else:
@@ -257,7 +270,7 @@ def _run_trace(args: argparse.Namespace) -> int:
 
 
 def _run_encode(args: argparse.Namespace) -> int:
-    tok = load_any(args.tokenizer)
+    tok = load_any(args.tokenizer, merges=args.merges_file)
     for number, text in enumerate(args.texts, start=1):
         _check_encodable(text, number)
     _print_lines(_encoded(tok, text) for text in args.texts)
@@ -277,14 +290,14 @@ def _check_encodable(text: str, number: int) -> None:
 
 
 def _run_decode(args: argparse.Namespace) -> int:
-    tok = load_any(args.tokenizer)
+    tok = load_any(args.tokenizer, merges=args.merges_file)
     text = tok.decode(args.ids)
     sys.stdout.write(text + "\n")
     return 0
 
 
 def _run_export(args: argparse.Namespace) -> int:
-    tok = load_any(args.model)
+    tok = load_any(args.model, merges=args.merges_file)
     if args.format == "hf":
         save_hf(tok, args.output)
         written = [args.output]

@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# Installs everything the app, the tests and the benchmarks need: the pinned Python packages
-# and Debian's Chromium (for the browser tests; Playwright cannot download its own here).
+# Installs everything the app, the tests and the benchmarks need: the pinned Python packages,
+# Debian's Chromium (for the browser tests; Playwright cannot download its own here) and the
+# fonts the sample corpora need (Latin, Devanagari, Tamil, CJK, emoji), so screenshots show
+# what users see rather than empty boxes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-if [ ! -x /usr/bin/chromium ]; then
+debian_packages=(chromium fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji)
+missing=()
+for package in "${debian_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
   as_root=""
   [ "$(id -u)" -eq 0 ] || as_root="sudo"
   $as_root apt-get update -qq
-  $as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-liberation
+  $as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

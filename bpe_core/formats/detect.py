@@ -1,197 +1,195 @@
-"""Reading tokenizer files: which format a file is in, and the checks every reader shares.
+"""Which format a tokenizer file is in, judged by its whole structure, and the reader for it.
 
-`load_any` knows our model JSON, Hugging Face `tokenizer.json`, GPT-2 `vocab.json` (with the
-`merges.txt` beside it) and tiktoken rank files. Whatever is wrong with a file becomes one
-`BPEError` line that names the file, never a traceback.
+A name can mislead (any JSON may be called vocab.json; GPT-2's vocabulary has tokens named
+"format" and "model"), so detection looks at what the data is:
+
+- our model JSON: an object whose "format" is "bpe-explorer";
+- a Hugging Face `tokenizer.json`: an object whose "model" is an object;
+- a GPT-2 vocabulary (`vocab.json`, `encoder.json`): an object mapping strings to whole numbers;
+- a GPT-2 merges file (`merges.txt`, `vocab.bpe`): an optional `#version` line, then only lines
+  of two space-separated symbols;
+- a tiktoken rank file: lines of `base64 rank` (or any file named `.tiktoken`).
+
+Anything else is named for what it is (binary, plain text, other JSON) in one `BPEError` line.
+`load_bytes` reads a tokenizer from memory (an upload); `load_any` from a path, finding a GPT-2
+file's companion beside it.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, Literal
 
+from ..model import Tokenizer
 from ..pretokenize import check_text
-from ..settings import BPEError
+from ._common import fail, parse_json, read_bytes
+from .gpt2 import companion_names, gpt2_from_data, looks_like_merges, merges_path_for, vocab_path_for
+from .huggingface import from_hf_dict
+from .ours import from_json_dict
+from .tiktoken import read_tiktoken_ranks, tokenizer_from_ranks
 
-if TYPE_CHECKING:
-    from ..model import Tokenizer
+Format = Literal["bpe-explorer", "huggingface", "gpt2-vocab", "gpt2-merges", "tiktoken"]
+OURS: Format = "bpe-explorer"
+HUGGING_FACE: Format = "huggingface"
+GPT2_VOCAB: Format = "gpt2-vocab"
+GPT2_MERGES: Format = "gpt2-merges"
+TIKTOKEN: Format = "tiktoken"
 
-_TIKTOKEN_LINE = re.compile(rb"[A-Za-z0-9+/]+=*[ \t]+[0-9]+\r?\n?")
-_KNOWN = "our model JSON, a Hugging Face tokenizer.json, a GPT-2 vocab.json or a .tiktoken file"
+_TIKTOKEN_LINE = re.compile(r"[A-Za-z0-9+/]+=*[ \t]+-?[0-9]+")
+# Top-level keys only a Hugging Face tokenizer.json has, besides "model".
+_HF_KEYS = frozenset({"added_tokens", "normalizer", "pre_tokenizer", "post_processor", "decoder", "truncation"})
+KNOWN = (
+    "our model JSON, a Hugging Face tokenizer.json, a GPT-2 vocabulary with its merges file, "
+    "or a .tiktoken file"
+)
 
 
-def load_any(path: str | os.PathLike[str]) -> Tokenizer:
-    """Load a tokenizer from any file (or directory) this package reads, detecting its format."""
+@dataclass(frozen=True)
+class _Sniffed:
+    """A file's detected format with what detection already decoded (text, parsed JSON)."""
+
+    kind: Format
+    name: str
+    text: str
+    parsed: Any = None
+
+
+def detect_format(name: str, data: bytes) -> Format:
+    """The tokenizer format of a file's bytes; a BPEError saying what the file is if it is none.
+
+    >>> detect_format("vocab.json", b'{"format": 0, "model": 1, "a": 2}')
+    'gpt2-vocab'
+    >>> detect_format("notes.txt", b"#version: 0.2\\nh e\\nhe llo\\n")
+    'gpt2-merges'
+    """
+    return _sniff(name, data).kind
+
+
+def load_bytes(name: str, data: bytes, *, merges: tuple[str, bytes] | None = None) -> Tokenizer:
+    """A tokenizer from a file's bytes (an upload), its format detected; `name` is only for messages.
+
+    A GPT-2 vocabulary needs its merges file: pass it as `merges=(name, data)`. The two may be
+    given either way round.
+    """
+    sniffed = _sniff(name, data)
+    companion = _sniff(*merges) if merges is not None else None
+    if companion is not None and sniffed.kind == GPT2_MERGES and companion.kind == GPT2_VOCAB:
+        sniffed, companion = companion, sniffed
+    if companion is not None:
+        if sniffed.kind != GPT2_VOCAB:
+            fail(f"{companion.name} was given as a merges file, but {name} is {_described(sniffed.kind)}")
+        if companion.kind != GPT2_MERGES:
+            fail(f"{companion.name} is {_described(companion.kind)}, not the merges file {name} needs")
+        return gpt2_from_data(sniffed.parsed, companion.text, name=sniffed.name, merges_name=companion.name)
+    if sniffed.kind == GPT2_VOCAB:
+        fail(f"{name} is a GPT-2 vocabulary; it needs its merges file ({companion_names(mine=0)}) too")
+    if sniffed.kind == GPT2_MERGES:
+        fail(f"{name} is a GPT-2 merges file; it needs its vocabulary ({companion_names(mine=1)}) too")
+    return _read(sniffed)
+
+
+def load_any(path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | None = None) -> Tokenizer:
+    """Load a tokenizer from a file or directory in any format this package reads.
+
+    A GPT-2 vocabulary's merges file is `merges` if given, else the one beside it (and a merges
+    file finds its vocabulary beside it): see `gpt2.merges_path_for`.
+    """
     path = Path(path)
     if path.is_dir():
-        return _load_directory(path)
+        return _load_directory(path, merges)
     data = read_bytes(path)
-    if path.suffix == ".tiktoken" or _TIKTOKEN_LINE.fullmatch(data.split(b"\n", 1)[0] + b"\n"):
-        return _load_tiktoken(path, data)
-    text = check_text(data, name=path.name)
-    if not text.strip():
-        fail(f"{path.name} holds only whitespace, not a tokenizer")
-    if text.lstrip().startswith("#version"):
-        fail(f"{path.name} is a GPT-2 merges file; load the vocab.json beside it instead")
-    if not text.lstrip().startswith(("{", "[")):
-        fail(f"{path.name} is not a tokenizer file this tool reads (expected {_KNOWN})")
-    return _load_json(path, parse_json(text, name=path.name))
+    if merges is not None:
+        merges_path = Path(merges)
+        return load_bytes(path.name, data, merges=(merges_path.name, read_bytes(merges_path)))
+    sniffed = _sniff(path.name, data)
+    if sniffed.kind == GPT2_VOCAB:
+        found = merges_path_for(path)
+        if found is None:
+            fail(
+                f"{path.name} is a GPT-2 vocabulary, but no merges file ({companion_names(mine=0)}) "
+                f"is beside it in {path.parent}; give the merges file's path too"
+            )
+        merges_text = check_text(read_bytes(found), name=found.name)
+        return gpt2_from_data(sniffed.parsed, merges_text, name=path.name, merges_name=found.name)
+    if sniffed.kind == GPT2_MERGES:
+        found = vocab_path_for(path)
+        if found is None:
+            fail(
+                f"{path.name} is a GPT-2 merges file, but no vocabulary ({companion_names(mine=1)}) "
+                f"is beside it in {path.parent}; load the vocabulary with this as its merges file"
+            )
+        return load_bytes(found.name, read_bytes(found), merges=(path.name, data))
+    return _read(sniffed)
 
 
-def _load_json(path: Path, data: Any) -> Tokenizer:
-    from . import gpt2, huggingface, ours
-
-    name = path.name
-    if not isinstance(data, dict) or not data:
-        fail(f"{name} is JSON but not a tokenizer (expected {_KNOWN})")
-    if "format" in data:
-        return ours.from_json_dict(data, name=name)
-    if "model" in data:
-        return huggingface.from_hf_dict(data, name=name)
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in data.values()):
-        return gpt2.load_gpt2(path, vocab=data)
-    fail(f"{name} is JSON but not a tokenizer (expected {_KNOWN})")
-
-
-def _load_directory(path: Path) -> Tokenizer:
-    """A directory holding tokenizer.json, or vocab.json with merges.txt (as exports write)."""
-    for candidate in ("tokenizer.json", "vocab.json"):
+def _load_directory(path: Path, merges: str | os.PathLike[str] | None) -> Tokenizer:
+    """A directory holding tokenizer.json, or a GPT-2 vocabulary with its merges (as exports write)."""
+    for candidate in ("tokenizer.json", "vocab.json", "encoder.json"):
         if (path / candidate).is_file():
-            return load_any(path / candidate)
-    fail(f"{path.name}/ is a directory without tokenizer.json or vocab.json")
+            return load_any(path / candidate, merges=merges)
+    fail(f"{path.name}/ is a directory without tokenizer.json, vocab.json or encoder.json")
 
 
-def _load_tiktoken(path: Path, data: bytes) -> Tokenizer:
-    from .tiktoken import read_tiktoken_ranks, tokenizer_from_ranks
-
-    try:
-        text = data.decode("ascii")
-    except UnicodeDecodeError:
-        fail(f"{path.name} is not a tiktoken rank file (it is not ASCII text)")
-    return tokenizer_from_ranks(read_tiktoken_ranks(text, name=path.name))
-
-
-# ---- shared checks --------------------------------------------------------------------------
+def _read(sniffed: _Sniffed) -> Tokenizer:
+    """Read a file detected as one of the single-file formats."""
+    if sniffed.kind == OURS:
+        return from_json_dict(sniffed.parsed, name=sniffed.name)
+    if sniffed.kind == HUGGING_FACE:
+        return from_hf_dict(sniffed.parsed, name=sniffed.name)
+    assert sniffed.kind == TIKTOKEN, sniffed.kind
+    return tokenizer_from_ranks(read_tiktoken_ranks(sniffed.text, name=sniffed.name))
 
 
-def fail(message: str) -> NoReturn:
-    raise BPEError(message)
+# ---- detection ------------------------------------------------------------------------------
 
 
-def require(condition: bool, message: str) -> None:
-    """Raise a BPEError with `message` unless `condition` holds."""
-    if not condition:
-        raise BPEError(message)
-
-
-def require_str(value: Any, what: str) -> str:
-    require(isinstance(value, str), f"{what} must be a string, not {_kind(value)}")
-    return value
-
-
-def require_int(value: Any, what: str) -> int:
-    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    require(ok, f"{what} must be a whole number 0 or more, not {_kind(value)}")
-    return value
-
-
-def require_vocab(raw: Any, what: str) -> dict[str, int]:
-    """A {token: id} mapping with whole-number ids, each used once."""
-    require(isinstance(raw, dict) and raw, f"{what} must be a non-empty object mapping tokens to ids")
-    owner: dict[int, str] = {}
-    for token, token_id in raw.items():
-        if not isinstance(token_id, int) or isinstance(token_id, bool) or token_id < 0:
-            require_int(token_id, f"{what}: the id of {token!r}")
-        other = owner.setdefault(token_id, token)
-        if other != token:
-            fail(f"{what}: id {token_id} is given to both {other!r} and {token!r}")
-    return dict(raw)
-
-
-def require_merges_in_vocab(
-    merges: list[tuple[str, str]], vocab: dict[str, int], *, name: str, where: str = "the vocabulary"
-) -> None:
-    """Each merge's two sides and its result must be tokens, as `tokenizers` also insists."""
-    for rank, (a, b) in enumerate(merges):
-        for token in (a, b, a + b):
-            if token not in vocab:
-                fail(f"{name}: merge {rank} ({a!r}, {b!r}) needs {token!r}, which is not in {where}")
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    return {str: "a string", list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
-
-
-# ---- files ----------------------------------------------------------------------------------
-
-
-def read_bytes(path: Path) -> bytes:
-    """A file's bytes; a missing, unreadable or empty file is a BPEError."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        fail(f"{path} does not exist")
-    except IsADirectoryError:
-        fail(f"{path} is a directory, not a file")
-    except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror or exc}")
+def _sniff(name: str, data: bytes) -> _Sniffed:
     if not data:
-        fail(f"{path.name} is empty")
-    return data
+        fail(f"{name} is empty")
+    if b"\x00" in data:
+        fail(f"{name} looks like a binary file (it contains NUL bytes), not a tokenizer")
+    if name.endswith(".tiktoken"):
+        try:
+            return _Sniffed(TIKTOKEN, name, data.decode("ascii"))
+        except UnicodeDecodeError:
+            fail(f"{name} is not a tiktoken rank file (it is not ASCII text)")
+    text = check_text(data, name=name)
+    stripped = text.strip()
+    if not stripped:
+        fail(f"{name} holds only whitespace, not a tokenizer")
+    if stripped.isascii() and _TIKTOKEN_LINE.fullmatch(stripped.split("\n", 1)[0].strip()):
+        return _Sniffed(TIKTOKEN, name, text)
+    if stripped.startswith(("{", "[")):
+        parsed = parse_json(text, name=name)
+        return _Sniffed(_json_kind(parsed, name), name, text, parsed)
+    if looks_like_merges(text):
+        return _Sniffed(GPT2_MERGES, name, text)
+    fail(f"{name} is plain text, not a tokenizer file (expected {KNOWN})")
 
 
-def read_text_file(path: Path) -> str:
-    """A file's UTF-8 text; binary or non-UTF-8 files are a BPEError."""
-    return check_text(read_bytes(path), name=path.name)
+def _json_kind(data: Any, name: str) -> Format:
+    """Which tokenizer a parsed JSON value is, by its structure rather than by any one key."""
+    if isinstance(data, dict) and data:
+        values = list(data.values())
+        if all(type(v) is int for v in values):
+            return GPT2_VOCAB
+        if isinstance(data.get("format"), str):
+            return OURS  # our reader names a "format" other than FORMAT in its message
+        if isinstance(data.get("model"), dict) or ("model" in data and _HF_KEYS & data.keys()):
+            return HUGGING_FACE
+        scalars = not any(isinstance(v, (dict, list)) for v in values)
+        if scalars and sum(type(v) is int for v in values) * 10 >= len(values) * 9:
+            return GPT2_VOCAB  # nearly all ids: a vocabulary with a few bad entries, reported as such
+    fail(f"{name} is JSON but not a tokenizer (expected {KNOWN})")
 
 
-def parse_json(text: str, *, name: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        fail(f"{name} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})")
-    except RecursionError:
-        fail(f"{name} is not a tokenizer (its JSON is nested too deeply)")
-
-
-def read_json_file(path: Path) -> Any:
-    return parse_json(read_text_file(path), name=path.name)
-
-
-def dump_json(value: Any, *, indent: str = "") -> str:
-    """JSON text a person can read: objects over several lines, each item of a list of lists on one line."""
-    inner = indent + "  "
-    if isinstance(value, dict) and value and (_holds_containers(value.values()) or len(_compact(value)) > 100):
-        items = [f"{inner}{_compact(k)}: {dump_json(v, indent=inner)}" for k, v in value.items()]
-        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
-    if isinstance(value, list) and value and all(isinstance(v, (dict, list)) for v in value):
-        return "[\n" + ",\n".join(inner + _compact(v) for v in value) + "\n" + indent + "]"
-    return _compact(value)
-
-
-def _holds_containers(values: Any) -> bool:
-    return any(isinstance(v, (dict, list)) for v in values)
-
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
-
-
-def _compact(value: Any) -> str:
-    return _ENCODER.encode(value)
-
-
-def write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write UTF-8 text; an unwritable path is a BPEError."""
-    path = Path(path)
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write {path}: {exc.strerror or exc}")
+def _described(kind: Format) -> str:
+    return {
+        OURS: "our model JSON",
+        HUGGING_FACE: "a Hugging Face tokenizer.json",
+        GPT2_VOCAB: "a GPT-2 vocabulary",
+        GPT2_MERGES: "a GPT-2 merges file",
+        TIKTOKEN: "a tiktoken rank file",
+    }[kind]

@@ -37,11 +37,12 @@ from typing import Any
 from ..model import Tokenizer
 from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, LEADING_SPACE_PATTERN
 from ..settings import EOW, BPEError, Settings
-from .detect import (
+from ._common import (
     dump_json,
     fail,
     read_json_file,
     require,
+    require_id,
     require_merges_in_vocab,
     require_vocab,
     write_text,
@@ -98,9 +99,14 @@ def to_hf_dict(tok: Tokenizer) -> dict[str, Any]:
     }
 
 
+def dumps_hf(tok: Tokenizer) -> str:
+    """The text of the `tokenizer.json` that `save_hf` writes."""
+    return dump_json(to_hf_dict(tok)) + "\n"
+
+
 def save_hf(tok: Tokenizer, path: str | os.PathLike[str]) -> None:
     """Write the tokenizer as a Hugging Face `tokenizer.json`."""
-    write_text(path, dump_json(to_hf_dict(tok)) + "\n")
+    write_text(path, dumps_hf(tok))
 
 
 def _marker_speller(tok: Tokenizer) -> Callable[[str], str]:
@@ -351,15 +357,24 @@ def _respell(
 
 
 def _add_added_tokens(vocab: dict[str, int], raw: Any, name: str) -> None:
-    """Added tokens missing from the model's vocabulary join it with their own ids."""
+    """Added tokens join the vocabulary with their own ids; an id may belong to one token only.
+
+    An added token already in the model's vocabulary must keep its id there (files list
+    special tokens in both places); any other clash is refused rather than dropped.
+    """
     if raw is None:
         return
     require(isinstance(raw, list), f"{name}: 'added_tokens' must be a list")
-    used = set(vocab.values())
-    for entry in raw:
+    owner = {token_id: token for token, token_id in vocab.items()}
+    for number, entry in enumerate(raw):
         ok = isinstance(entry, dict) and isinstance(entry.get("content"), str)
-        ok = ok and isinstance(entry.get("id"), int) and not isinstance(entry.get("id"), bool)
-        require(ok, f"{name}: each added token needs a string 'content' and an integer 'id'")
-        if entry["content"] not in vocab and entry["id"] not in used:
-            vocab[entry["content"]] = entry["id"]
-            used.add(entry["id"])
+        require(ok, f"{name}: added token {number} needs a string 'content' and an integer 'id'")
+        content = entry["content"]
+        token_id = require_id(entry.get("id"), f"{name}: the id of added token {content!r}")
+        if content in vocab and vocab[content] != token_id:
+            fail(f"{name}: added token {content!r} has id {token_id}, but the vocabulary gives it {vocab[content]}")
+        other = owner.get(token_id, content)
+        if other != content:
+            fail(f"{name}: added token {content!r} has id {token_id}, which already belongs to {other!r}")
+        vocab[content] = token_id
+        owner[token_id] = content

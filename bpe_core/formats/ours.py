@@ -22,7 +22,7 @@ from typing import Any
 from ..model import Tokenizer
 from ..settings import BPEError, Settings
 from ..trainer import Merge, TrainResult
-from .detect import (
+from ._common import (
     dump_json,
     fail,
     read_json_file,

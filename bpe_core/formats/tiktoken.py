@@ -3,16 +3,26 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from pathlib import Path
 
+from ..encoder import encode_ranked
 from ..model import Tokenizer
 from ..pretokenize import bytes_to_symbols
 from ..settings import BPEError, Settings
 
+# Ranks above 2**31 are no vocabulary anyone has built, and would overflow a signed 32-bit id.
+MAX_RANK = 2**31
+_RANK = re.compile(r"-?[0-9]+")
+
 
 def read_tiktoken_ranks(data: str, *, name: str = "rank file") -> dict[bytes, int]:
-    """Parse a rank file's text into {token bytes: rank}, with a one-line error for bad lines."""
+    """Parse a rank file's text into {token bytes: rank}, with a one-line error for bad lines.
+
+    Ranks are token ids, so each must be a whole number below MAX_RANK and used once.
+    """
     ranks: dict[bytes, int] = {}
+    owner: dict[int, bytes] = {}
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
             continue
@@ -21,12 +31,19 @@ def read_tiktoken_ranks(data: str, *, name: str = "rank file") -> dict[bytes, in
             raise BPEError(f"{name} line {number}: expected 'base64-token rank', got {line[:60]!r}")
         try:
             token = base64.b64decode(fields[0], validate=True)
-            rank = int(fields[1])
-        except (binascii.Error, ValueError):
+        except binascii.Error:
             raise BPEError(f"{name} line {number}: {line[:60]!r} is not 'base64-token rank'") from None
+        if not _RANK.fullmatch(fields[1]):
+            raise BPEError(f"{name} line {number}: {line[:60]!r} is not 'base64-token rank'")
+        rank = int(fields[1])
+        if rank < 0 or rank >= MAX_RANK:
+            raise BPEError(f"{name} line {number}: rank {rank} is not a token id from 0 to {MAX_RANK - 1:,}")
         if token in ranks:
             raise BPEError(f"{name} line {number}: token {token!r} appears twice")
+        if rank in owner:
+            raise BPEError(f"{name} line {number}: rank {rank} is given to both {owner[rank]!r} and {token!r}")
         ranks[token] = rank
+        owner[rank] = token
     if not ranks:
         raise BPEError(f"{name} holds no tokens")
     missing = [b for b in range(256) if bytes([b]) not in ranks]
@@ -68,8 +85,6 @@ def derive_merges(vocab: dict[str, int]) -> list[tuple[str, str]]:
 
 
 def _split_below(probe: Tokenizer, token: str, rank: int) -> list[str]:
-    from ..encoder import encode_ranked
-
     return encode_ranked(list(token), probe.table, limit=rank)
 
 

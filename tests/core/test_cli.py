@@ -169,7 +169,7 @@ def test_bad_input_exits_2_with_one_line(capsys, tmp_path, seed_model):
         "required: -o": ["train", LESSON],
         "cannot write": ["train", LESSON, "--merges", "2", "-o", tmp_path / "no" / "dir" / "m.json"],
         "broken.json is not valid JSON": ["encode", broken, "low"],
-        "image.png looks like a binary file": ["decode", binary, "1"],
+        "image.png looks like a binary file (it contains NUL bytes), not a tokenizer": ["decode", binary, "1"],
         "token id 999 is not in": ["decode", seed_model, "999"],
         "GPT-2 files are byte-level": ["export", seed_model, "--format", "gpt2", "-o", tmp_path / "g"],
         "argument --format: invalid choice": ["export", seed_model, "--format", "sentencepiece", "-o", out],
@@ -217,3 +217,55 @@ def test_python_dash_m_entry_point(tmp_path):
     )
     assert failed.returncode == 2 and failed.stdout == b""
     assert failed.stderr.decode().splitlines() == [f"error: {tmp_path / 'missing.json'} does not exist"]
+
+
+def test_a_vocabulary_below_the_alphabet_is_refused_as_the_app_refuses_it(capsys, tmp_path):
+    out = tmp_path / "m.json"
+    err = error_of(capsys, "train", LESSON, "--vocab-size", "5", "-o", out)
+    assert err == (
+        "error: a vocabulary of 5 is smaller than this corpus's alphabet (11 base symbols), "
+        "so no merge could be learned; ask for at least 12.\n"
+    )
+    assert not out.exists()
+    status, _, err = run(capsys, "train", LESSON, "--vocab-size", "11", "-o", out)
+    assert status == 0 and "trained 0 merges" in err  # the alphabet itself: allowed, nothing to learn
+
+
+def test_a_nul_byte_anywhere_marks_a_corpus_as_binary(capsys, tmp_path):
+    corpus = tmp_path / "late-nul.txt"
+    corpus.write_bytes(b"plain words " * 6000 + b"\x00" + b" more words")  # the NUL at byte 72,000
+    assert corpus.read_bytes().index(b"\x00") > 65536
+    err = error_of(capsys, "train", corpus, "-o", tmp_path / "m.json")
+    assert err == f"error: {corpus} looks like a binary file (it contains NUL bytes), not text\n"
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_gpt2_files_under_any_names_with_merges_file(capsys, tmp_path):
+    model = tmp_path / "bytes.json"
+    assert run(capsys, "train", MULTILINGUAL, "--mode", "bytes", "--merges", "100", "-o", model)[0] == 0
+    expected = json_lines(run(capsys, "encode", model, "Le marché")[1])
+    assert run(capsys, "export", model, "--format", "gpt2", "-o", tmp_path / "out")[0] == 0
+    (tmp_path / "out" / "vocab.json").rename(tmp_path / "encoder.json")
+    (tmp_path / "out" / "merges.txt").rename(tmp_path / "rules")
+    err = error_of(capsys, "encode", tmp_path / "encoder.json", "Le marché")
+    assert "encoder.json is a GPT-2 vocabulary, but no merges file (merges.txt or vocab.bpe) is beside it" in err
+    status, out, _ = run(capsys, "encode", tmp_path / "encoder.json", "Le marché", "--merges-file", tmp_path / "rules")
+    assert status == 0 and json_lines(out) == expected
+    (tmp_path / "rules").rename(tmp_path / "vocab.bpe")  # GPT-2's own name for it: found beside
+    for tokenizer in (tmp_path / "encoder.json", tmp_path / "vocab.bpe"):
+        status, out, _ = run(capsys, "encode", tokenizer, "Le marché")
+        assert status == 0 and json_lines(out) == expected
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"Permission is hereby granted, free of charge\n", "licence.txt is plain text, not a tokenizer file"),
+        (b"\x7fELF\x02\x01\x01\x00\x00", "licence.txt looks like a binary file (it contains NUL bytes), not a"),
+        (b"#version: 0.2\nh e\n", "licence.txt is a GPT-2 merges file, but no vocabulary (vocab.json or encoder.json)"),
+    ],
+)
+def test_a_txt_given_as_tokenizer_is_named_for_what_it_is(capsys, tmp_path, content, message):
+    path = tmp_path / "licence.txt"
+    path.write_bytes(content)
+    assert message in error_of(capsys, "encode", path, "hello")
