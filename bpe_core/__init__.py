@@ -3,17 +3,19 @@
 >>> from bpe_core import train
 >>> tok = train("low low lower newest widest", merges=5)
 >>> tok.encode("lowest").tokens
-['lo', 'w', 'e', 's', 't</w>']
+['low', 'e', 'st</w>']
 """
 from .encoder import MergeStep, RankTable, encode_ranked, encode_replay
 from .hierarchy import MergeNode, merge_tree
 from .model import Encoding, Tokenizer, train, train_from_counts
 from .settings import EOW, UNK, BPEError, Settings
-from .trainer import MAX_MERGES, Merge, TrainResult
+from .trainer import DEFAULT_MERGES, MAX_MERGES, MAX_TOKEN_LENGTH, Merge, TrainResult
 
 __all__ = [
     "BPEError",
+    "DEFAULT_MERGES",
     "MAX_MERGES",
+    "MAX_TOKEN_LENGTH",
     "EOW",
     "Encoding",
     "Merge",

@@ -1,6 +1,8 @@
 """The tokenizer: settings, merges and vocabulary, with encoding, decoding and the training trace."""
 from __future__ import annotations
 
+import numbers
+import operator
 import random
 from itertools import chain
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -10,16 +12,19 @@ from functools import cached_property
 from .encoder import MergeStep, RankTable, encode_dropout, encode_ranked, merge_steps
 from .pretokenize import (
     bytes_to_symbols,
+    char_to_byte,
     count_words,
     normalize,
     normalize_with_offsets,
+    require_str,
     split_spans,
     split_words,
     symbols_to_bytes,
+    type_name,
     word_symbols,
 )
 from .settings import UNK, BPEError, Settings
-from .trainer import Merge, Progress, TrainResult, train_counts
+from .trainer import MAX_TOKEN_LENGTH, Merge, Progress, TrainResult, train_counts
 
 _CACHE_LIMIT = 200_000
 
@@ -41,6 +46,13 @@ class Tokenizer:
 
     Trained tokenizers derive their vocabulary from the merges: base symbols sorted by code point,
     then each new token in the order it was learned, then `<unk>` (word and text modes).
+
+    One tokenizer may serve many threads at once (the explorer shares cl100k and the lessons'
+    tokenizers between sessions). Nothing changes after construction except the encode caches,
+    and those are never emptied in place: clearing one swaps in a new dictionary, so a call that
+    holds the old one still finds every word it put there. Views derived on first use (`merges`
+    of a rank file, `birth`, `children`, ...) are computed from data that never changes and
+    assigned whole, so a thread sees either nothing yet or the finished value.
     """
 
     def __init__(
@@ -62,7 +74,12 @@ class Tokenizer:
         self.source = source
         if vocab is None:
             vocab = {}
-            for token in [*base, *(a + b for a, b in self.merges)]:
+            # A trained tokenizer reuses its trace's tokens: in text mode they can be long.
+            if training is not None and len(training.trace) == len(self.merges):
+                made: Iterable[str] = (m.token for m in training.trace)
+            else:
+                made = (a + b for a, b in self.merges)
+            for token in chain(base, made):
                 vocab.setdefault(token, len(vocab))
             if settings.has_unk and unk_token:
                 vocab.setdefault(unk_token, len(vocab))
@@ -130,18 +147,21 @@ class Tokenizer:
 
     def initial_symbols(self, word: str) -> list[str]:
         """A normalized word's symbols before any merge."""
+        require_str(word, what="the word")
         if self.settings.mode == "bytes":
             return list(bytes_to_symbols(word.encode("utf-8")))
         return word_symbols(word, self.settings)
 
     def encode_word(self, word: str, *, limit: int | None = None) -> list[str]:
         """A normalized word's tokens; `limit` keeps only the first `limit` merges."""
+        require_str(word, what="the word")
         if limit is None:
             return list(self._encode_cached(word)[0])
         return encode_ranked(self.initial_symbols(word), self.table, limit=limit)
 
     def _encode_cached(self, word: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
-        hit = self._cache.get(word)
+        cache = self._cache
+        hit = cache.get(word)
         if hit is not None:
             return hit
         symbols: Sequence[str]
@@ -156,9 +176,9 @@ class Tokenizer:
         if hit is None:
             tokens = tuple(encode_ranked(symbols, self.table))
             hit = (tokens, tuple(self._token_id(t) for t in tokens))
-        if len(self._cache) >= _CACHE_LIMIT:
-            self._cache.clear()
-        self._cache[word] = hit
+        if len(cache) >= _CACHE_LIMIT:
+            self._cache = cache = {}  # a new dictionary: other threads may be reading the old one
+        cache[word] = hit
         return hit
 
     def _token_id(self, token: str) -> int:
@@ -171,8 +191,10 @@ class Tokenizer:
 
     def encode(self, text: str, *, limit: int | None = None) -> Encoding:
         """Tokens, ids and input spans. Characters never seen in training become `<unk>`."""
+        require_str(text)
+        _check_limit(limit)
         settings = self.settings
-        norm, origin = normalize_with_offsets(text, settings)
+        norm, origin, ends = normalize_with_offsets(text, settings)
         tokens: list[str] = []
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
@@ -187,20 +209,25 @@ class Tokenizer:
                 shown = token if token_id != self.unk_id else self.unk_token
                 tokens.append(shown)  # type: ignore[arg-type]
                 ids.append(token_id)
-                spans.append((origin[start + s], origin[start + e] if e > s else origin[start + s]))
+                # From the start of its first character's cluster to the end of its last one's.
+                spans.append((origin[start + s], ends[start + e - 1] if e > s else origin[start + s]))
         return Encoding(tokens, ids, spans)
 
     def clear_cache(self) -> None:
-        """Forget every word encoded so far (for timing a cold start, or to free memory)."""
-        self._cache.clear()
-        self._ids.clear()
+        """Forget every word encoded so far (for timing a cold start, or to free memory).
+
+        Safe while other threads encode: the caches are replaced, not emptied under them.
+        """
+        self._cache = {}
+        self._ids = {}
 
     def encode_ids(self, text: str) -> list[int]:
         """Only the ids: the fast path for long texts."""
+        require_str(text)
         words = split_words(normalize(text, self.settings), self.settings)
-        ids = self._ids
+        ids = self._ids  # this call's view: whatever other threads do, no word leaves it
         if len(ids) > _CACHE_LIMIT:
-            self.clear_cache()
+            self._ids = ids = {}
         for word in set(words).difference(ids):
             ids[word] = self._encode_cached(word)[1]
         # Every word is known now: the rest runs in C.
@@ -231,12 +258,22 @@ class Tokenizer:
         return out
 
     def decode(self, ids: Iterable[int]) -> str:
-        """Ids -> text. Word mode restores single spaces between words; other modes are exact."""
+        """Ids -> text. Word mode restores single spaces between words; other modes are exact.
+
+        `ids` is a sequence of whole numbers (Python or NumPy ints; not floats, not bools).
+        """
+        if isinstance(ids, (str, bytes, bytearray)) or not isinstance(ids, Iterable):
+            raise BPEError(f"decode takes a list of token ids (whole numbers), not {type_name(ids)}")
+        ids = list(ids)
+        if not all(type(i) is int for i in ids):
+            ids = [_token_id_arg(i) for i in ids]
         id_to_token = self.id_to_token
         try:
             tokens = [id_to_token[i] for i in ids]
         except KeyError as exc:
-            raise BPEError(f"token id {exc.args[0]} is not in this tokenizer's vocabulary") from None
+            raise BPEError(
+                f"token id {exc.args[0]} is not in this tokenizer's vocabulary (ids run from 0 to {len(id_to_token) - 1:,})"
+            ) from None
         return self.decode_tokens(tokens)
 
     def decode_tokens(self, tokens: Sequence[str]) -> str:
@@ -265,6 +302,7 @@ class Tokenizer:
 
     def words_of(self, text: str) -> list[str]:
         """The normalized words of a text, as this tokenizer splits it."""
+        require_str(text)
         norm = normalize(text, self.settings)
         return [norm[s:e] for s, e in split_spans(norm, self.settings)]
 
@@ -279,6 +317,29 @@ class Tokenizer:
         return self.training.top_pairs[step]
 
 
+def _check_limit(limit: object) -> None:
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise BPEError(f"limit must be a whole number of merges, 0 or more, or None; not {limit!r}")
+
+
+def _token_id_arg(value: object) -> int:
+    """A token id given to decode, as an int; floats, bools and the like are refused."""
+    if not isinstance(value, bool):
+        try:
+            return operator.index(value)  # ints and NumPy integers, never floats
+        except TypeError:
+            pass
+    raise BPEError(f"token ids are whole numbers; {value!r} ({type_name(value)}) is not a token id")
+
+
+def _check_settings(settings: object) -> Settings:
+    if settings is None:
+        return Settings()
+    if not isinstance(settings, Settings):
+        raise BPEError(f"settings must be a bpe_core.Settings, not {type_name(settings)}")
+    return settings
+
+
 def train(
     texts: str | Iterable[str],
     settings: Settings | None = None,
@@ -287,17 +348,35 @@ def train(
     vocab_size: int | None = None,
     top_k: int = 10,
     progress: Progress | None = None,
+    max_token_length: int | None = MAX_TOKEN_LENGTH,
 ) -> Tokenizer:
     """Train a tokenizer on one text or several (each split on its own).
 
-    >>> train("low lower", merges=1).merges
-    [('l', 'o')]
+    The target is `merges` (a number of merges, 0 or more) or `vocab_size` (base symbols plus
+    merged tokens; below the corpus's alphabet it is refused), not both; with neither,
+    DEFAULT_MERGES (1000) merges are learned, or fewer if the pairs run out first.
+    No token grows past `max_token_length` characters (MAX_TOKEN_LENGTH, 1000; None: no limit),
+    which bounds memory on text trained without pre-tokenization.
+    Wrong arguments raise BPEError with a one-line message.
+
+    >>> train("low lower", merges=1).merges  # ties go to the greatest pair: ('o', 'w') > ('l', 'o')
+    [('o', 'w')]
+    >>> len(train("low lower").merges)  # no target: up to 1000 merges; here the pairs run out
+    6
     """
-    settings = settings or Settings()
+    settings = _check_settings(settings)
     if isinstance(texts, str):
-        texts = [texts]
+        texts = [require_str(texts)]
+    elif isinstance(texts, (bytes, bytearray)) or not isinstance(texts, Iterable):
+        hint = ": decode it first (UTF-8)" if isinstance(texts, (bytes, bytearray)) else ""
+        raise BPEError(f"train takes a text (str) or a list of texts, not {type_name(texts)}{hint}")
+    else:
+        texts = list(texts)
+        for n, text in enumerate(texts, 1):
+            require_str(text, what=f"text {n:,} of {len(texts):,}")
     return train_from_counts(
-        count_words(texts, settings), settings, merges=merges, vocab_size=vocab_size, top_k=top_k, progress=progress
+        count_words(texts, settings), settings, merges=merges, vocab_size=vocab_size, top_k=top_k, progress=progress,
+        max_token_length=max_token_length,
     )
 
 
@@ -309,12 +388,27 @@ def train_from_counts(
     vocab_size: int | None = None,
     top_k: int = 10,
     progress: Progress | None = None,
+    max_token_length: int | None = MAX_TOKEN_LENGTH,
 ) -> Tokenizer:
-    """Train from word counts as `count_words` returns them (for callers that keep the counts)."""
+    """Train from word counts as `count_words` returns them (for callers that keep the counts).
+
+    Words are non-empty strings (in bytes mode written in byte symbols, as `count_words` gives
+    them), counts whole numbers of 1 or more. The target works as in `train`.
+
+    >>> train_from_counts({"low": 5, "lower": 2}, Settings(), merges=2).merges
+    [('o', 'w'), ('l', 'ow')]
+    """
+    settings = _check_settings(settings)
+    if not isinstance(word_counts, Mapping):
+        raise BPEError(f"word counts must be a mapping of word -> count, not {type_name(word_counts)}")
     if not word_counts:
         raise BPEError("the corpus is empty: there is nothing to train on")
+    _check_counts(word_counts, settings)
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+        raise BPEError(f"top_k must be a whole number of 1 or more, not {top_k!r}")
     result = train_counts(
-        word_counts, settings, merges=merges, vocab_size=vocab_size, top_k=top_k, progress=progress
+        word_counts, settings, merges=merges, vocab_size=vocab_size, top_k=top_k, progress=progress,
+        max_token_length=max_token_length,
     )
     return Tokenizer(
         settings=settings,
@@ -322,3 +416,25 @@ def train_from_counts(
         base=result.base,
         training=result,
     )
+
+
+def _check_counts(word_counts: Mapping[str, int], settings: Settings) -> None:
+    """Refuse what no corpus could give: words that are not text, counts that are not whole and positive."""
+    for word, count in word_counts.items():
+        if type(count) is not int and (isinstance(count, bool) or not isinstance(count, numbers.Integral)):
+            raise BPEError(f"word counts must be whole numbers of 1 or more; {word!r} has {count!r}")
+        if count < 1:
+            raise BPEError(f"word counts must be whole numbers of 1 or more; {word!r} has {count!r}")
+        if type(word) is not str:
+            raise BPEError(f"the words of word counts must be str, not {type_name(word)} ({word!r})")
+        if not word:
+            raise BPEError("word counts hold an empty word: every word needs at least one character")
+        if not word.isascii():
+            require_str(word, what="a word of the word counts")
+    if settings.mode == "bytes":
+        strange = set("".join(word_counts)).difference(char_to_byte())
+        if strange:
+            raise BPEError(
+                "in bytes mode, word counts hold words written in byte symbols (as count_words gives them); "
+                f"{min(strange)!r} is not a byte symbol"
+            )

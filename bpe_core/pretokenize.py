@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
 import regex
@@ -32,6 +32,7 @@ _PATTERNS = {
     "gpt4": regex.compile(GPT4_PATTERN),
 }
 _TEXT_WHITESPACE = regex.compile(LEADING_SPACE_PATTERN)
+_SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _GRAPHEME = regex.compile(r"\X")
 
 
@@ -101,18 +102,28 @@ def normalize(text: str, settings: Settings) -> str:
     return "".join(_normalize_piece(g, settings) for g in _GRAPHEME.findall(text))
 
 
-def normalize_with_offsets(text: str, settings: Settings) -> tuple[str, list[int]]:
-    """Normalized text and, for each of its characters (plus one past the end), the input offset."""
+def normalize_with_offsets(text: str, settings: Settings) -> tuple[str, Sequence[int], Sequence[int]]:
+    """Normalized text; for each of its characters (plus one past the end) the input offset where
+    its grapheme cluster starts; and for each character the offset where that cluster ends.
+
+    A cluster that normalizes to several characters (the ligature "ﬁ" -> "fi" under NFKC) gives
+    each of them the whole cluster, so a token holding any part of it spans the input character.
+
+    >>> normalize_with_offsets("ﬁx", Settings(normalization="NFKC"))
+    ('fix', [0, 0, 1, 2], [1, 1, 2])
+    """
     if settings.normalization == "none" and not settings.lowercase or text.isascii():
-        return normalize(text, settings), list(range(len(text) + 1))
+        return normalize(text, settings), range(len(text) + 1), range(1, len(text) + 1)
     parts: list[str] = []
     origin: list[int] = []
+    ends: list[int] = []
     for match in _GRAPHEME.finditer(text):
         out = _normalize_piece(match.group(), settings)
         parts.append(out)
         origin.extend([match.start()] * len(out))
+        ends.extend([match.end()] * len(out))
     origin.append(len(text))
-    return "".join(parts), origin
+    return "".join(parts), origin, ends
 
 
 def split_spans(text: str, settings: Settings) -> Iterator[tuple[int, int]]:
@@ -172,8 +183,11 @@ def word_symbols(word: str, settings: Settings) -> list[str]:
 
 
 def check_text(data: bytes, *, name: str = "input") -> str:
-    """Decode an upload or file as UTF-8 text, refusing binary data with a clear message."""
-    if b"\x00" in data[:65536]:
+    """Decode an upload or file as UTF-8 text, refusing binary data with a clear message.
+
+    A NUL byte anywhere in the data (not only near the start) marks it as binary.
+    """
+    if b"\x00" in data:
         raise BPEError(f"{name} looks like a binary file (it contains NUL bytes), not text")
     try:
         text = data.decode("utf-8")
@@ -182,3 +196,34 @@ def check_text(data: bytes, *, name: str = "input") -> str:
             f"{name} is not UTF-8 text (invalid byte 0x{data[exc.start]:02x} at offset {exc.start})"
         ) from None
     return text.removeprefix("\ufeff")
+
+
+def type_name(value: object) -> str:
+    """How a message names the type of a wrong argument ("int", "NoneType", "list")."""
+    return type(value).__name__
+
+
+def require_str(value: object, *, what: str = "the text") -> str:
+    """`value` if it is a str of Unicode characters; a BPEError naming what is wrong otherwise.
+
+    A lone surrogate (U+D800 to U+DFFF on its own, as a broken decode can leave) is no character:
+    it has no UTF-8 bytes, so no mode could encode or decode it faithfully.
+
+    >>> require_str("\\ud800x")
+    Traceback (most recent call last):
+    ...
+    bpe_core.settings.BPEError: the text holds a lone surrogate, U+D800 at character 0, which is not a Unicode character (a broken decode leaves these); remove it or decode the input with errors="replace"
+    """
+    if not isinstance(value, str):
+        if isinstance(value, (bytes, bytearray)):
+            raise BPEError(f"{what} must be a str, not {type_name(value)}: decode it first (UTF-8)")
+        raise BPEError(f"{what} must be a str, not {type_name(value)}")
+    if not value.isascii():
+        found = _SURROGATE.search(value)
+        if found is not None:
+            raise BPEError(
+                f"{what} holds a lone surrogate, U+{ord(found.group()):04X} at character {found.start():,}, "
+                'which is not a Unicode character (a broken decode leaves these); remove it or decode '
+                'the input with errors="replace"'
+            )
+    return value

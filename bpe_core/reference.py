@@ -47,9 +47,10 @@ def rank_pairs(
 
 
 def reference_steps(
-    word_counts: Mapping[str, int], settings: Settings, *, merges: int
+    word_counts: Mapping[str, int], settings: Settings, *, merges: int, max_token_length: int | None = None
 ) -> list[tuple[list[tuple[str, str, int]], int]]:
-    """For each merge: every pair with its count, best first, and the total tokens after it."""
+    """For each merge: every pair with its count, best first, and the total tokens after it.
+    Pairs whose token would be longer than `max_token_length` characters are left out."""
     words = [(word_symbols(w, settings), n) for w, n in word_counts.items() if w and n > 0]
     alphabet = {s for symbols, _ in words for s in symbols}
     if settings.mode == "bytes":
@@ -58,6 +59,8 @@ def reference_steps(
     out: list[tuple[list[tuple[str, str, int]], int]] = []
     for _ in range(merges):
         pairs = count_pairs(words)
+        if max_token_length is not None:
+            pairs = {p: n for p, n in pairs.items() if len(p[0]) + len(p[1]) <= max_token_length}
         if not pairs:
             break
         ranked = rank_pairs(pairs, settings, order)
@@ -72,7 +75,8 @@ def reference_steps(
 
 
 def reference_train(
-    word_counts: Mapping[str, int], settings: Settings, *, merges: int
+    word_counts: Mapping[str, int], settings: Settings, *, merges: int, max_token_length: int | None = None
 ) -> list[tuple[str, str, int, int]]:
     """(left, right, count, total tokens after) for each merge, recomputed from scratch each step."""
-    return [(*ranked[0], total) for ranked, total in reference_steps(word_counts, settings, merges=merges)]
+    steps = reference_steps(word_counts, settings, merges=merges, max_token_length=max_token_length)
+    return [(*ranked[0], total) for ranked, total in steps]

@@ -18,6 +18,13 @@ from .settings import BPEError, Settings
 Progress = Callable[[int, int], None]
 
 MAX_MERGES = 1_000_000
+# The longest token training makes, in characters (byte symbols in bytes mode, the marker
+# included). Without pre-tokenization a repeated passage becomes a chain of tokens, each one
+# character longer than the last: their text grows with the square of the passage's length
+# (200 KB of prose made 480 million characters of tokens in 20,000 merges). A pair whose token
+# would be longer is never merged, as Hugging Face's `max_token_length` does.
+MAX_TOKEN_LENGTH = 1_000
+DEFAULT_MERGES = 1000  # when neither a number of merges nor a vocabulary size is given
 
 
 @dataclass(frozen=True)
@@ -51,28 +58,57 @@ class TrainResult:
     final_usage: dict[str, int] = field(default_factory=dict)  # token -> occurrences after training
 
 
-def descending(symbol: str) -> tuple[int, ...]:
-    """A sort key that orders strings backwards: a < b exactly when descending(a) > descending(b).
+class Descending:
+    """Sort keys that order strings backwards: a < b exactly when key(a) > key(b).
 
-    Negated code points, then 1, which is greater than any of them, so that a prefix ("ab")
-    comes after the longer string ("abc"). Tuples of ints compare in C, with no Python calls.
+    Every token is made of the corpus's alphabet, so each character is written as its rank
+    from the top of the alphabet (the greatest character becomes chr(1)), and the key ends with
+    chr(n + 1), greater than any of them, so that a prefix ("ab") comes after the longer string
+    ("abc"). A key is a str: it compares in C and takes about the memory of the token itself
+    (with fewer than 255 characters in the alphabet, one byte a character). Tuples of negated
+    code points did the same at about 36 bytes a character, which made a text-mode corpus, whose
+    tokens grow to whole repeated paragraphs, take gigabytes.
+
+    >>> key = Descending(["a", "b", "c"])
+    >>> sorted(["ab", "abc", "b", "a"], key=key)
+    ['b', 'abc', 'ab', 'a']
     """
-    return (*[-ord(c) for c in symbol], 1)
+
+    def __init__(self, symbols: list[str]) -> None:
+        chars = sorted(set("".join(symbols)))
+        self.table = {ord(c): len(chars) - k for k, c in enumerate(chars)}
+        self.end = chr(len(chars) + 1)
+
+    def __call__(self, token: str) -> str:
+        return token.translate(self.table) + self.end
 
 
 def merges_for_target(*, base_size: int, merges: int | None, vocab_size: int | None) -> int:
-    """How many merges a target asks for: a merge count, or a vocabulary size less the base alphabet."""
-    if (merges is None) == (vocab_size is None):
+    """How many merges a target asks for: a merge count, or a vocabulary size less the base
+    alphabet; with neither, DEFAULT_MERGES. A vocabulary smaller than the alphabet is refused.
+
+    >>> merges_for_target(base_size=11, merges=None, vocab_size=20)
+    9
+    >>> merges_for_target(base_size=11, merges=None, vocab_size=5)
+    Traceback (most recent call last):
+    ...
+    bpe_core.settings.BPEError: a vocabulary of 5 is smaller than this corpus's alphabet (11 base symbols), so no merge could be learned; ask for at least 12.
+    """
+    if merges is not None and vocab_size is not None:
         raise BPEError("give either a number of merges or a vocabulary size, not both")
-    if merges is not None:
-        wanted = merges
-    else:
-        assert vocab_size is not None
+    if vocab_size is not None:
         if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
-            raise BPEError("vocabulary size must be a positive whole number")
-        wanted = max(0, vocab_size - base_size)
-    if isinstance(wanted, bool) or not isinstance(wanted, int) or wanted < 0:
-        raise BPEError("number of merges must be a whole number, 0 or more")
+            raise BPEError(f"the vocabulary size must be a whole number of 1 or more, not {vocab_size!r}")
+        if vocab_size < base_size:
+            raise BPEError(
+                f"a vocabulary of {vocab_size:,} is smaller than this corpus's alphabet "
+                f"({base_size:,} base symbols), so no merge could be learned; ask for at least {base_size + 1:,}."
+            )
+        wanted = vocab_size - base_size
+    else:
+        wanted = DEFAULT_MERGES if merges is None else merges
+        if isinstance(wanted, bool) or not isinstance(wanted, int) or wanted < 0:
+            raise BPEError(f"the number of merges must be a whole number, 0 or more, not {wanted!r}")
     if wanted > MAX_MERGES:
         raise BPEError(f"at most {MAX_MERGES:,} merges can be trained; {wanted:,} were asked for")
     return wanted
@@ -86,13 +122,25 @@ def train_counts(
     vocab_size: int | None = None,
     top_k: int = 10,
     progress: Progress | None = None,
+    max_token_length: int | None = MAX_TOKEN_LENGTH,
 ) -> TrainResult:
-    """Learn merges from word counts (ordered by first appearance) with the incremental index."""
+    """Learn merges from word counts (ordered by first appearance) with the incremental index.
+
+    Pairs whose token would be longer than `max_token_length` characters are never merged
+    (None: no limit).
+    """
+    if max_token_length is not None and (
+        isinstance(max_token_length, bool) or not isinstance(max_token_length, int) or max_token_length < 1
+    ):
+        raise BPEError(f"the longest token must be a whole number of 1 or more characters, or None; not {max_token_length!r}")
     # Millions of small, long-lived objects and no cycles: the cyclic collector only costs time.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _train(word_counts, settings, merges=merges, vocab_size=vocab_size, top_k=top_k, progress=progress)
+        return _train(
+            word_counts, settings, merges=merges, vocab_size=vocab_size, top_k=top_k, progress=progress,
+            max_token_length=max_token_length,
+        )
     finally:
         if collecting:
             gc.enable()
@@ -105,18 +153,33 @@ class _PairQueue:
     symbols as the tie-break wants them: `count-pair` the greatest strings first (subword-nmt),
     `hf` the smallest ids first (Hugging Face). `first` entries are (-count, earliest position,
     pair): the pair seen first in the corpus as it is now (seed 003's argmax).
+
+    A pair whose token would be longer than `max_length` never gets an entry.
     """
 
-    def __init__(self, index: PairIndex, tokens: list[str], tie_break: str) -> None:
+    def __init__(self, index: PairIndex, tokens: list[str], tie_break: str, max_length: int | None) -> None:
         self.index = index
+        self.max_length = max_length
+        self.length = list(map(len, tokens))
         self.first = tie_break == "first"
         self.by_string = tie_break == "count-pair"
-        self.rank: list = list(map(descending, tokens)) if self.by_string else list(range(len(tokens)))
-        self.heap = [self.entry(key) for key in index.counts]
+        # A symbol's rank: `count-pair`, its Descending key (every later token is made of these
+        # symbols' characters); otherwise its id.
+        self.descending = Descending(tokens) if self.by_string else None
+        self.rank: list = list(map(self.descending, tokens)) if self.descending else list(range(len(tokens)))
+        self.heap = [self.entry(key) for key in self.fitting(list(index.counts))]
         heapify(self.heap)
 
+    def fitting(self, keys: list[int]) -> list[int]:
+        """The pairs whose merged token is short enough."""
+        if self.max_length is None:
+            return keys
+        length, most = self.length, self.max_length
+        return [key for key in keys if length[key >> SHIFT] + length[key & MASK] <= most]
+
     def add_symbol(self, token: str, symbol: int) -> None:
-        self.rank.append(descending(token) if self.by_string else symbol)
+        self.length.append(len(token))
+        self.rank.append(self.descending(token) if self.descending else symbol)
 
     def entry(self, key: int) -> tuple:
         if self.first:
@@ -126,6 +189,7 @@ class _PairQueue:
     def push_all(self, keys: list[int]) -> None:
         """New entries for pairs whose count grew (pairs since emptied are skipped)."""
         heap, counts = self.heap, self.index.counts
+        keys = self.fitting(keys)
         if self.first:
             for key in keys:
                 if key in counts:
@@ -186,13 +250,14 @@ def _train(
     vocab_size: int | None,
     top_k: int,
     progress: Progress | None,
+    max_token_length: int | None,
 ) -> TrainResult:
     base, sym, lengths, weights = symbol_ids(word_counts, settings)
     wanted = merges_for_target(base_size=len(base), merges=merges, vocab_size=vocab_size)
     tokens: list[str] = list(base)
     ids = {s: i for i, s in enumerate(base)}
     index = PairIndex(sym, lengths, weights, len(base))
-    queue = _PairQueue(index, tokens, settings.tie_break)
+    queue = _PairQueue(index, tokens, settings.tie_break, max_token_length)
 
     initial_tokens, initial_multi = index.total, index.multi
     trace: list[Merge] = []
@@ -208,6 +273,11 @@ def _train(
         best = queue.pop()
         if best is None:
             stop_reason = "no pair is left to merge: every word is a single token"
+            if index.counts:
+                stop_reason = (
+                    f"every pair left would make a token longer than {max_token_length:,} characters, "
+                    "the longest allowed"
+                )
             break
         count = -best[0]
         if count < settings.min_frequency:

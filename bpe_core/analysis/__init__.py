@@ -1,4 +1,7 @@
-"""What the explorer's Compare and Vocabulary pages show, as data: no rendering here."""
+"""What the explorer's pages show, as data: no rendering here.
+
+Greedy longest match lives in `bpe_core.analysis.longest_match` (imported from there, not re-exported).
+"""
 from .segments import (
     Column,
     ComparedToken,

