@@ -18,7 +18,7 @@ from .formats import load_any, save_gpt2, save_hf, save_tokenizer
 from .model import Tokenizer, train
 from .pretokenize import check_text
 from .settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS, BPEError, Settings
-from .trainer import DEFAULT_MERGES
+from .trainer import DEFAULT_MERGES, MAX_TOKEN_LENGTH
 
 
 class _Parser(argparse.ArgumentParser):
@@ -112,6 +112,13 @@ def _add_train(commands: Any) -> None:
     option("--lowercase", action="store_true", help="lowercase the text first")
     option("--normalization", choices=NORMALIZATIONS, default="none", help="Unicode form (default: none)")
     option("--min-frequency", type=int, default=1, metavar="N", help="stop below N occurrences (default: 1)")
+    option(
+        "--max-token-length",
+        type=int,
+        default=MAX_TOKEN_LENGTH,
+        metavar="N",
+        help=f"never make a token longer than N characters (default: {MAX_TOKEN_LENGTH}; 0: no limit)",
+    )
     option("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model")
     train_cmd.set_defaults(run=_run_train)
 
@@ -165,6 +172,8 @@ def _run_train(args: argparse.Namespace) -> int:
     merges, vocab_size = _target(args)
     if args.min_frequency < 1:
         raise BPEError(f"--min-frequency must be at least 1, not {args.min_frequency}")
+    if args.max_token_length < 0:
+        raise BPEError(f"--max-token-length must be 0 (no limit) or more, not {args.max_token_length}")
     settings = Settings(
         mode=args.mode,
         eow=args.eow,
@@ -178,7 +187,14 @@ def _run_train(args: argparse.Namespace) -> int:
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     started = time.perf_counter()
     try:
-        tok = train(texts, settings, merges=merges, vocab_size=vocab_size, progress=bar)
+        tok = train(
+            texts,
+            settings,
+            merges=merges,
+            vocab_size=vocab_size,
+            max_token_length=args.max_token_length or None,
+            progress=bar,
+        )
     finally:
         if bar is not None:
             bar.close()

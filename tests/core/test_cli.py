@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bpe_core.cli import DEFAULT_MERGES, main
+from bpe_core.formats import load_any
 from tests.conftest import ROOT
 
 LESSON = ROOT / "sample_corpora" / "seed000_lesson.txt"
@@ -162,6 +163,8 @@ def test_bad_input_exits_2_with_one_line(capsys, tmp_path, seed_model):
         "--merges must be 0 or more, not -3": ["train", LESSON, "--merges", "-3", "-o", out],
         "--vocab-size must be at least 1": ["train", LESSON, "--vocab-size", "0", "-o", out],
         "--min-frequency must be at least 1": ["train", LESSON, "--min-frequency", "0", "-o", out],
+        "--max-token-length must be 0 (no limit) or more, not -1": [
+            "train", LESSON, "--max-token-length", "-1", "-o", out],
         "word mode always splits on whitespace": ["train", LESSON, "--pretokenizer", "gpt2", "-o", out],
         "invalid int value": ["train", LESSON, "--merges", "ten", "-o", out],
         "not allowed with argument": ["train", LESSON, "--merges", "3", "--vocab-size", "9", "-o", out],
@@ -269,3 +272,19 @@ def test_a_txt_given_as_tokenizer_is_named_for_what_it_is(capsys, tmp_path, cont
     path = tmp_path / "licence.txt"
     path.write_bytes(content)
     assert message in error_of(capsys, "encode", path, "hello")
+
+
+def test_max_token_length_bounds_every_token_and_says_why_training_stopped(tmp_path):
+    corpus = tmp_path / "repeat.txt"
+    corpus.write_text("abcabcabcabc abcabcabcabc\n", encoding="utf-8")
+    out = tmp_path / "m.json"
+    code = main(["train", str(corpus), "--mode", "text", "--merges", "50", "--max-token-length", "4", "-o", str(out)])
+    assert code == 0
+    tok = load_any(out)
+    assert max(len(m.token) for m in tok.trace) == 4
+    assert len(tok.trace) == 4
+    assert tok.training.stop_reason.startswith("every pair left would make a token longer than 4 characters")
+    unlimited = tmp_path / "u.json"
+    assert main(["train", str(corpus), "--mode", "text", "--merges", "50", "--max-token-length", "0",
+                 "-o", str(unlimited)]) == 0
+    assert max(len(m.token) for m in load_any(unlimited).trace) > 4
