@@ -1,15 +1,18 @@
-"""Time the animation's frame-building functions on a large corpus (server time per frame).
+"""Server time to build the animation player's frames, and the bytes sent, on the 5 MB English sample.
 
-    python bench/bench_frame.py                # english sample repeated to ~5 MB, 2,000 merges
+    python bench/bench_frame.py                       # word, text and bytes modes
+    python bench/bench_frame.py --modes word --merges 5000
 
-A frame is what one tick of the player computes: the frame data (`frames.build_frame`), the
-merge card and word chips (HTML), both figures, and the JSON `st.plotly_chart` makes of them.
-Streamlit's own overhead for a fragment rerun (a few milliseconds) comes on top.
+The browser plays and scrubs the frames on its own (explorer/player); the server builds them a
+window at a time (`frames.frame_window`) and sends them as JSON. For each mode this prints the
+window a page opens with (a training of at most 6,000 merges in word or bytes mode is sent whole),
+the small window a far scrub asks for, and the window asked for ahead while playing: median server
+time of a few builds, and the size of the JSON. Streamlit's own cost for a rerun comes on top.
 """
 from __future__ import annotations
 
 import argparse
-import random
+import json
 import statistics
 import sys
 import time
@@ -18,60 +21,61 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import plotly.io as pio  # noqa: E402
-import plotly.tools  # noqa: E402
-
 from bpe_core import Settings  # noqa: E402
-from explorer import charts  # noqa: E402
-from explorer.frames import build_frame  # noqa: E402
-from explorer.render import merge_card_html, word_rows_html  # noqa: E402
+from explorer import player  # noqa: E402
+from explorer.animation import WORDS_SHOWN  # noqa: E402
+from explorer.frames import frame_window, passage_mode  # noqa: E402
 from explorer.training import TrainRequest, train_corpus  # noqa: E402
 from sample_corpora import load_corpus  # noqa: E402
 
+DEFAULT_MERGES = {"word": 5000, "text": 2000, "bytes": 2000}
 
-def frame_once(trained, step: int) -> None:
-    frame = build_frame(trained, step, words=14)
-    if frame.merge is not None:
-        m = frame.merge
-        merge_card_html(left=m.left, right=m.right, token=m.token, count=m.count, rank=m.rank,
-                        vocab_size=m.vocab_size, births=trained.tokenizer.birth)
-    word_rows_html(frame.rows)
-    for fig in (charts.top_pairs_figure(frame.pairs),
-                charts.compression_figure(trained.curve, step=step, collapse=trained.collapse_step)):
-        # What st.plotly_chart does with a figure before sending it.
-        spec = plotly.tools.return_figure_from_figure_or_data(fig, validate_figure=True)
-        pio.to_json(spec, validate=False)
+
+def timed_window(trained, first: int, last: int, repeats: int) -> tuple[float, int]:
+    """Median milliseconds to build the window, and its JSON size in bytes."""
+    times = []
+    window = None
+    for _ in range(repeats):
+        started = time.perf_counter()
+        window = frame_window(trained, first, last, words=WORDS_SHOWN)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times), len(json.dumps(window).encode("utf-8"))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default="english")
-    parser.add_argument("--mb", type=float, default=5.0, help="repeat the corpus up to this many MB")
-    parser.add_argument("--merges", type=int, default=2000)
-    parser.add_argument("--frames", type=int, default=200)
-    parser.add_argument("--mode", default="word")
+    parser.add_argument("--modes", default="word,text,bytes")
+    parser.add_argument("--merges", type=int, default=None, help="default: 5,000 in word mode, 2,000 otherwise")
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
 
     text = load_corpus(args.corpus)
-    target = int(args.mb * 1_000_000)
-    size = len(text.encode("utf-8"))
-    text = text * max(1, round(target / size)) if size < target else text
     print(f"corpus {args.corpus}: {len(text.encode('utf-8')) / 1e6:.2f} MB")
-    started = time.perf_counter()
-    trained = train_corpus([text], TrainRequest(Settings(mode=args.mode), "merges", args.merges))
-    print(f"training {trained.steps:,} merges: {time.perf_counter() - started:.1f} s")
-
-    rng = random.Random(0)
-    frame_once(trained, 1)  # warm-up (imports, caches)
-    times = []
-    for _ in range(args.frames):
-        step = rng.randint(0, trained.steps)
-        t0 = time.perf_counter()
-        frame_once(trained, step)
-        times.append((time.perf_counter() - t0) * 1000)
-    times.sort()
-    p95 = times[int(len(times) * 0.95) - 1]
-    print(f"{len(times)} frames: median {statistics.median(times):.1f} ms, p95 {p95:.1f} ms, max {times[-1]:.1f} ms")
+    for mode in args.modes.split(","):
+        merges = args.merges or DEFAULT_MERGES[mode]
+        started = time.perf_counter()
+        trained = train_corpus([text], TrainRequest(Settings(mode=mode), "merges", merges))
+        steps = trained.steps
+        passage = passage_mode(trained)
+        print(f"\n{mode} mode, {steps:,} merges (trained in {time.perf_counter() - started:.1f} s); "
+              f"{'a passage of the text' if passage else 'the most frequent words'} a frame")
+        middle = steps // 2
+        opening = player.window_bounds(1, steps, passage=passage)
+        cases = [("page opens at step 1", opening)]
+        if opening == (0, steps):
+            print("  every step is sent when the page opens: scrubbing and playing ask the server for nothing")
+        else:
+            cases += [
+                (f"far scrub to step {middle:,}", player.window_bounds(middle, steps, passage=passage, jump=True)),
+                (f"playing on from step {middle:,}", player.window_bounds(middle, steps, passage=passage)),
+            ]
+        for label, (first, last) in cases:
+            ms, size = timed_window(trained, first, last, args.repeats)
+            frames = last - first + 1
+            print(f"  {label:<32} steps {first:>5,}-{last:<5,} ({frames:>5,} frames): "
+                  f"{ms:7.1f} ms, {size / 1000:8.1f} KB "
+                  f"({ms / frames:.2f} ms and {size / frames / 1000:.2f} KB a frame)")
     return 0
 
 

@@ -1,151 +1,179 @@
-"""The training animation: controls and one frame, drawn in a fragment so playing reruns only this.
+"""The training animation: the browser-side player (explorer/player) and the compression curve.
 
-How playing works: `st.fragment(run_every=...)` registers its timer only when the whole app
-runs, so pressing Play or Pause (which changes the timer) asks for one full rerun; every tick
-after that reruns the fragment alone and advances the step.
+The browser plays the frames of a window of steps on its own and tells the server (a "view"
+event) when the user pauses, steps, scrubs or changes speed, and when it needs the next window.
+The session state keeps the step, playing and speed, so the link (`?step=`) follows a pause or a
+scrub and other pages can move the player ("jump to the step"): a change the player did not report
+itself is sent to it as a command (a new `seq`).
 """
 from __future__ import annotations
 
 import logging
-import time
+from typing import Any
 
 import streamlit as st
 
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
 from bpe_core import BPEError
 
-from . import charts, state
-from .frames import build_frame, clamp_step
-from .render import merge_card_html, token_html, word_rows_html
+from . import charts, player, state
+from .frames import clamp_step, frame_window, passage_mode
 from .training import Trained
 
 WORDS_SHOWN = 14
 log = logging.getLogger(__name__)
 
-
-def _toggle(steps: int) -> None:
-    ss = st.session_state
-    if ss[state.PLAYING]:
-        ss[state.PLAYING] = False
-        return
-    if ss[state.STEP] >= steps:
-        ss[state.STEP] = 0  # play again from the start
-    ss[state.PLAYING] = True
-    ss[state.LAST_TICK] = time.monotonic()
+# Session-state keys of the player (beside state.STEP, state.PLAYING and state.SPEED).
+PLAYER = "anim_player"  # the component's key
+SEEN = "anim_seen"  # (trained key, step, playing) as the player last reported it or was told it
+SEQ = "anim_seq"  # how many times the server moved the player
+CENTRE = "anim_centre"  # (trained key, step, jump) the player last asked frames around
+WINDOW = "anim_window"  # (trained key, first, last, frames) last sent
+NEEDED = "anim_needed"  # the last view event asked for frames
 
 
-def _move(delta: int, steps: int) -> None:
-    ss = st.session_state
-    ss[state.PLAYING] = False
-    ss[state.STEP] = clamp_step(ss[state.STEP] + delta, steps)
+def no_merge_message(trained: Trained) -> str:
+    """Why there is nothing to animate, as sentences."""
+    reason = trained.stop_reason
+    if not reason or reason.startswith("reached"):
+        why = "The settings ask for 0 merges: set Merges to 1 or more in the sidebar and press Train."
+    else:
+        why = f"Training stopped before the first merge because {reason}."
+    return f"No merge was learned with these settings, so there is nothing to animate. {why}"
 
 
-def _scrub() -> None:
-    ss = st.session_state
-    ss[state.PLAYING] = False
-    ss[state.STEP] = int(ss[state.W_STEP])
-
-
-def _speed() -> None:
-    st.session_state[state.SPEED] = float(st.session_state[state.W_SPEED])
+def trained_key(trained: Trained) -> str:
+    """Tells one trained bundle from another for the player (a new one resets it)."""
+    return f"{id(trained):x}-{trained.steps}-{hash(trained.request.key()) & 0xFFFFFFFF:x}"
 
 
 def show(trained: Trained, *, presenter: bool = False) -> None:
-    """Draw the animation; while playing, only this part reruns, once per tick."""
-    ss = st.session_state
+    """Draw the player and the curve; a player event reruns only this part."""
     if trained.steps == 0:
-        st.info("No merge was learned with these settings, so there is nothing to animate. " + trained.stop_reason)
+        st.info(no_merge_message(trained))
         return
-    ss[state.TIMER] = (ss[state.PLAYING], ss[state.SPEED])
-    if ss[state.PLAYING]:
-        ss[state.LAST_TICK] = time.monotonic()  # a full run shows the current step first
-    interval = 1.0 / ss[state.SPEED] if ss[state.PLAYING] else None
-    st.fragment(run_every=interval)(_animate)(trained, presenter)
+    st.fragment(_animate)(trained, presenter)
 
 
-def _advance(steps: int) -> None:
-    """On a timer tick, move one step; at the last step stop (the next tick clears the timer)."""
+def _whole(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _on_view() -> None:
+    """A view event from the browser: keep its step, playing and speed; note a window it needs."""
     ss = st.session_state
-    now = time.monotonic()
-    if now - ss[state.LAST_TICK] >= 0.6 / ss[state.SPEED] and ss[state.STEP] < steps:
-        ss[state.LAST_TICK] = now
-        ss[state.STEP] += 1
-    if ss[state.STEP] >= steps:
-        ss[state.PLAYING] = False
+    trained = ss.get(state.TRAINED)
+    view = (ss.get(PLAYER) or {}).get("view")
+    if trained is None or not isinstance(view, dict):
+        return
+    key = trained_key(trained)
+    step = _whole(view.get("step"))
+    if step is not None:
+        ss[state.STEP] = clamp_step(step, trained.steps)
+    ss[state.PLAYING] = view.get("playing") is True
+    if view.get("speed") in state.SPEEDS:
+        ss[state.SPEED] = float(view["speed"])
+    need = _whole(view.get("need"))
+    if need is not None:
+        ss[CENTRE] = (key, clamp_step(need, trained.steps), view.get("jump") is True)
+        ss[NEEDED] = True
+    ss[SEEN] = (key, ss[state.STEP], ss[state.PLAYING])
+
+
+def _fragment_rerun() -> bool:
+    ctx = get_script_run_ctx()
+    return bool(ctx and ctx.fragment_ids_this_run)
+
+
+def _window(trained: Trained, key: str, step: int) -> dict | None:
+    """The frames around the step the player asked for (or the current step), kept until it moves.
+
+    A rerun of the player alone (a pause, a step, a scrub) sends no frames unless the player asked
+    for some: it keeps every window it was sent. A whole-page run always sends them (the player
+    may be new on the page).
+    """
+    ss = st.session_state
+    if _fragment_rerun() and not ss.pop(NEEDED, False):
+        return None
+    passage = passage_mode(trained)
+    asked = ss.get(CENTRE)
+    centre, jump = (asked[1], asked[2]) if asked and asked[0] == key else (step, False)
+    first, last = player.window_bounds(centre, trained.steps, passage=passage, jump=jump)
+    if not first <= step <= last:
+        first, last = player.window_bounds(step, trained.steps, passage=passage)
+    kept = ss.get(WINDOW)
+    if kept and kept[:3] == (key, first, last):
+        return kept[3]
+    window = frame_window(trained, first, last, words=WORDS_SHOWN)
+    ss[WINDOW] = (key, first, last, window)
+    return window
+
+
+def player_data(trained: Trained, *, presenter: bool) -> dict:
+    """What the player is sent: the step to show (with `seq`), the measures' constants, a window."""
+    ss = st.session_state
+    key = trained_key(trained)
+    steps = trained.steps
+    step = clamp_step(ss[state.STEP], steps)
+    ss[state.STEP] = step
+    playing = bool(ss[state.PLAYING])
+    if ss.get(SEEN) != (key, step, playing):
+        ss[SEQ] = ss.get(SEQ, 0) + 1  # moved by something else than the player: tell it
+        ss[SEEN] = (key, step, playing)
+    curve = trained.curve
+    passage = passage_mode(trained)
+    result = trained.tokenizer.training
+    return {
+        "id": key,
+        "seq": ss[SEQ],
+        "step": step,
+        "playing": playing,
+        "speed": ss[state.SPEED],
+        "speeds": list(state.SPEEDS),
+        "steps": steps,
+        "presenter": presenter,
+        "passage": passage,
+        "length": sum(len(text) for text, _ in trained.top_words) if passage else 0,
+        "words": (result.word_count if result else 0) if curve.has_words else 0,
+        "characters": curve.characters,
+        "unit": "byte" if trained.byte_level else "character",
+        "prefetch": player.prefetch(passage=passage),
+        "window": _window(trained, key, step),
+    }
+
+
+def _curve(trained: Trained, step: int, *, playing: bool, presenter: bool) -> Any:
+    """The compression curve; the current step is marked only when paused (the browser plays on its own)."""
+    fig = charts.compression_figure(trained.curve, step=step, collapse=trained.collapse_step, presenter=presenter)
+    words = trained.curve.has_words  # per word means nothing when the whole text is one "word"
+    marker = f"step {step}"
+    keep = [t for t in fig.data if not (playing and t.name == marker) and (words or t.yaxis != "y2")]
+    if len(keep) != len(fig.data):
+        fig.data = keep
+    if playing and fig.layout.shapes:
+        fig.layout.shapes = fig.layout.shapes[1:]  # the step's vertical line
+    if not words:
+        fig.layout.yaxis2 = None
+        for trace in fig.data:
+            if trace.name == marker:
+                trace.hovertext = [f"step {step:,}: {trained.curve.total_tokens[step]:,} tokens"]
+    return fig
 
 
 def _animate(trained: Trained, presenter: bool) -> None:
     ss = st.session_state
-    steps = trained.steps
-    if (ss[state.PLAYING], ss[state.SPEED]) != ss[state.TIMER]:
-        st.rerun()  # the timer changed: a full run registers the new one
-    if ss[state.PLAYING]:
-        _advance(steps)
-    step = clamp_step(ss[state.STEP], steps)
-    ss[state.STEP] = step
-    _controls(step, steps)
     try:
-        _frame(trained, step, presenter)
-        st.query_params["step"] = str(step)
+        data = player_data(trained, presenter=presenter)
     except BPEError as exc:
-        ss[state.PLAYING] = False
         st.error(str(exc))
+        return
     except Exception:  # noqa: BLE001 - no traceback ever reaches the browser
-        log.exception("frame %s failed", step)
-        ss[state.PLAYING] = False
-        st.error("Could not draw this step. Try another step or other settings.")
-
-
-def _controls(step: int, steps: int) -> None:
-    ss = st.session_state
-    playing = ss[state.PLAYING]
-    cols = st.columns([1.1, 1.1, 1.2, 2.6], vertical_alignment="bottom")
-    cols[0].button("Back", key=state.B_BACK, icon=":material/skip_previous:", on_click=_move, args=(-1, steps),
-                   disabled=step <= 0, width="stretch")
-    cols[1].button("Pause" if playing else "Play", key=state.B_PLAY, type="primary", on_click=_toggle, args=(steps,),
-                   icon=":material/pause:" if playing else ":material/play_arrow:", width="stretch")
-    cols[2].button("Forward", key=state.B_FORWARD, icon=":material/skip_next:", on_click=_move, args=(1, steps),
-                   disabled=step >= steps, width="stretch")
-    ss[state.W_SPEED] = ss[state.SPEED]
-    cols[3].select_slider("Speed (steps per second)", options=state.SPEEDS, key=state.W_SPEED, on_change=_speed,
-                          format_func=lambda s: f"{s:g}")
-    ss[state.W_STEP] = step
-    # While playing, the slider only shows progress: an enabled slider whose value the server
-    # moves every tick sometimes sends an old value back, which would read as a scrub and stop.
-    st.slider(f"Merge step (0 to {steps:,}): " + ("pause to scrub" if playing else "scrub to any merge"),
-              min_value=0, max_value=steps, key=state.W_STEP, on_change=_scrub, disabled=playing)
-
-
-def _frame(trained: Trained, step: int, presenter: bool) -> None:
-    frame = build_frame(trained, step, words=WORDS_SHOWN)
-    byte_level = trained.byte_level
-    left, right = st.columns([5, 6], gap="medium")
-    with left:
-        if frame.merge is not None:
-            m = frame.merge
-            st.markdown(f"**Step {step:,} of {frame.steps:,}: the merge just made**")
-            st.html(merge_card_html(left=m.left, right=m.right, token=m.token, count=m.count, rank=m.rank,
-                                    vocab_size=m.vocab_size, births=trained.tokenizer.birth,
-                                    byte_level=byte_level))
-        else:
-            st.markdown(f"**Step 0 of {frame.steps:,}: before any merge**")
-            nxt = frame.pairs[0] if frame.pairs else None
-            coming = (
-                f" The first merge will be {token_html(nxt[0], byte_level=byte_level)} + "
-                f"{token_html(nxt[1], byte_level=byte_level)} ({nxt[2]:,} times)." if nxt else ""
-            )
-            st.html(f'<div class="bpe-card">Every word is split into single symbols.{coming}</div>')
-        a, b = st.columns(2)
-        a.metric("Tokens in the corpus", f"{frame.total_tokens:,}")
-        b.metric("Tokens per word", f"{frame.tokens_per_word:.2f}")
-        st.markdown(f"**The corpus's most frequent words after {step:,} merge{'s' if step != 1 else ''}** "
-                    "(● marks a word this merge changed)")
-        st.html(word_rows_html(frame.rows, byte_level=byte_level))
-    with right:
-        if frame.pairs:
-            title = "Highest pair counts at this step (red: merged)" if step else "Highest pair counts (red: merged next)"
-            st.plotly_chart(charts.top_pairs_figure(frame.pairs, byte_level=byte_level, presenter=presenter, title=title),
-                            key="pairs_chart", config={"displayModeBar": False}, width="stretch")
-        st.plotly_chart(charts.compression_figure(trained.curve, step=step, collapse=trained.collapse_step,
-                                                  presenter=presenter),
-                        key="curve_chart", config={"displayModeBar": False}, width="stretch")
-
+        log.exception("frames around step %s failed", ss[state.STEP])
+        st.error("Could not prepare the animation. Try another step or other settings.")
+        return
+    player.mount(data, key=PLAYER, on_view=_on_view)
+    step = data["step"]
+    st.plotly_chart(_curve(trained, step, playing=data["playing"], presenter=presenter), key="curve_chart",
+                    config={"displayModeBar": False}, width="stretch")
+    st.query_params["step"] = str(step)

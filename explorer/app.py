@@ -14,12 +14,45 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
-from explorer import render, services, sidebar, state  # noqa: E402
+from bpe_core import BPEError  # noqa: E402
+from explorer import pages_common, render, services, sidebar, state  # noqa: E402
+from explorer.corpus import pasted_corpus  # noqa: E402
 
 log = logging.getLogger("explorer")
 
+
+def load_link_text() -> None:
+    """Make the small corpus a link carried (`text=`) the corpus in use, keeping the link's step."""
+    ss = st.session_state
+    text = ss.pop(state.LINK_TEXT, None)
+    if text is None:
+        return
+    step, playing = ss[state.STEP], ss[state.PLAYING]
+    try:
+        services.add_user_corpus(pasted_corpus(text))
+    except BPEError as exc:
+        ss[state.URL_NOTICE] = ("warning", f"The text the link carried could not be used: {exc}")
+        return
+    ss[state.STEP], ss[state.PLAYING] = step, playing
+    opened = f"This link carries its own corpus: {len(text):,} characters of pasted text, now in use."
+    kind, told = ss[state.URL_NOTICE] or ("info", "")
+    ss[state.URL_NOTICE] = (kind, f"{opened} {told}".strip())
+
+
+def own_corpus_text() -> str | None:
+    """The text of the uploaded or pasted corpus in use (None for a sample): small ones go in the link."""
+    key = st.session_state[state.CORPUS]
+    if key.startswith("sample:"):
+        return None
+    try:
+        return services.get_corpus(key).text
+    except BPEError:
+        return None
+
+
 st.set_page_config(page_title="BPE explorer", page_icon=":material/join_inner:", layout="wide")
-state.init(st.session_state, st.query_params.to_dict(), samples=set(services.samples()))
+state.init(st.session_state, st.query_params.to_dict(), samples=services.samples())
+load_link_text()
 st.html(render.CSS)
 if st.session_state[state.W_PRESENTER]:
     st.html(render.PRESENTER_CSS)
@@ -41,6 +74,8 @@ page = st.navigation(PAGES)
 
 with st.sidebar:
     sidebar.render()
+state.expire_link_notice(st.session_state, page.url_path)
+pages_common.link_notice()  # before training: a link that asks for a long one is told so at once
 
 services.ensure_trained(st.empty())
 
@@ -51,6 +86,7 @@ except Exception:  # noqa: BLE001 - no traceback ever reaches the browser
     st.error("Something went wrong while drawing this page. Try other settings, or reload the page.")
 
 try:
-    state.sync_url(st.query_params, state.current_values(st.session_state))
+    state.sync_url(st.query_params, state.current_values(st.session_state),
+                   corpus_text=own_corpus_text())
 except Exception:  # noqa: BLE001 - the link is a convenience
     log.exception("could not update the link")

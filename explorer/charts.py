@@ -1,7 +1,8 @@
 """Data -> Plotly figures. Pure: no Streamlit here, so every figure is tested on its own.
 
-Plotly reads a few HTML-like tags and entities in text, so every label that came from a corpus is
-HTML-escaped first (`render.escape`): Plotly shows `&lt;script&gt;` as `<script>`, as text.
+Plotly reads a few HTML-like tags (`<b>`, `<br>`, `<a href>`) and entities (`&amp;`, `&#34;`) in every
+string it draws, so every string that came from outside (a corpus, a tokenizer, a file name) goes
+through `plotly_text` first: Plotly then shows `<b>` and `&quot;` as those characters.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import plotly.graph_objects as go
 
 from bpe_core import MergeNode
 
-from .render import escape, hue, token_text
+from .render import hue, token_text
 from .training import Curve
 
 CHOSEN = "#d62728"
@@ -23,9 +24,22 @@ def _font(presenter: bool) -> dict:
     return {"size": 17 if presenter else 13}
 
 
+def plotly_text(text: str) -> str:
+    """Outside text for any Plotly string (tick label, hover text, annotation, title), shown literally.
+
+    Only `&`, `<` and `>` are escaped: Plotly decodes `&lt;`, `&gt;` and `&amp;` but not `&quot;`,
+    so escaping quotes would show the entity itself. Never put the result in a hover *template*
+    (where `%{...}` is read); use `hovertext` for outside text.
+
+    >>> plotly_text('<b>"x" & y</b>')
+    '&lt;b&gt;"x" &amp; y&lt;/b&gt;'
+    """
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def label(token: str, *, byte_level: bool = False) -> str:
     """A token as a chart label: visible whitespace, escaped for Plotly."""
-    return escape(token_text(token, byte_level=byte_level))
+    return plotly_text(token_text(token, byte_level=byte_level))
 
 
 def figure(data: list[dict], layout: dict) -> go.Figure:
@@ -64,7 +78,7 @@ def top_pairs_figure(
         "hoverinfo": "text+x",
     }
     layout = {
-        "title": {"text": escape(title), "font": _font(presenter)},
+        "title": {"text": plotly_text(title), "font": _font(presenter)},
         "font": _font(presenter),
         "height": (34 if presenter else 26) * len(pairs) + 90,
         "margin": {"l": 10, "r": 10, "t": 40, "b": 30},

@@ -1,28 +1,26 @@
 """Tokenizer files in and out of the explorer: uploads, downloads, and the round-trip proof. Pure.
 
-No Streamlit here. The engine's readers and writers work on paths, so uploads and exports go
-through a private temporary directory; every problem is a one-line `BPEError` message whose
-text never shows that directory.
+No Streamlit here, and no files on disk: uploads are read from memory (`formats.load_bytes`) and
+exports written to memory (`formats.dumps_*`), so a file's name, however long or strange, is only
+ever text to show. Every problem is a one-line `BPEError` message (or, for an upload, one line
+per file that failed); nothing a file holds can raise anything else.
 """
 from __future__ import annotations
 
 import hashlib
 import io
-import json
-import tempfile
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from bpe_core import BPEError, Tokenizer
-from bpe_core.formats import load_any, load_gpt2, save_gpt2, save_hf, save_tokenizer
+from bpe_core.formats import detect_format, dumps_gpt2, dumps_hf, dumps_tokenizer, load_bytes
 from bpe_core.formats.huggingface import WORD_END
 
 OURS_FILE = "model.json"
 HF_FILE = "tokenizer.json"
 GPT2_ZIP = "gpt2-vocab-merges.zip"
-UPLOAD_TYPES = ("json", "txt", "tiktoken")
+UPLOAD_TYPES = ("json", "txt", "bpe", "tiktoken")
 SOURCES = {
     "trained": "our JSON",
     "huggingface": "Hugging Face tokenizer.json",
@@ -30,6 +28,7 @@ SOURCES = {
     "tiktoken": "tiktoken rank file",
 }
 MAX_DIFFERENCES = 20  # rows of the round trip's difference list
+MAX_NAME = 120  # characters of a file name kept for messages and labels
 
 
 # ---- uploads ---------------------------------------------------------------------------------
@@ -51,10 +50,18 @@ class Uploaded:
         return f"{self.name} ({self.kind})"
 
 
-def _safe_name(name: str, fallback: str) -> str:
-    """A bare file name to write in the temporary directory (no folders, nothing hidden)."""
-    bare = Path(name.replace("\\", "/")).name.lstrip(".")
-    return bare or fallback
+def display_name(name: str, fallback: str) -> str:
+    """An uploaded file's name as the user knows it: no folders, cut to a readable length.
+
+    Only ever shown (as plain text), never used as a path.
+
+    >>> display_name("../../etc/passwd", "upload-0")
+    'passwd'
+    """
+    bare = str(name).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].strip()
+    if not bare:
+        return fallback
+    return bare if len(bare) <= MAX_NAME else bare[: MAX_NAME - 1] + "…"
 
 
 def _digest(files: Sequence[tuple[str, bytes]]) -> str:
@@ -64,80 +71,57 @@ def _digest(files: Sequence[tuple[str, bytes]]) -> str:
     return h.hexdigest()[:16]
 
 
-def _is_merges(name: str, data: bytes) -> bool:
-    return name.endswith(".txt") or data.lstrip().startswith(b"#version")
-
-
-def _is_gpt2_vocab(data: bytes) -> bool:
-    """A JSON object whose values are all whole numbers (a GPT-2 vocab.json)."""
-    try:
-        value = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return False
-    return isinstance(value, dict) and bool(value) and all(
-        isinstance(v, int) and not isinstance(v, bool) for v in value.values()
-    )
-
-
-def _load_in(directory: Path, load, *paths: Path) -> Tokenizer:
-    try:
-        return load(*paths)
-    except BPEError as exc:
-        raise BPEError(str(exc).replace(f"{directory}/", "").replace(str(directory), "the upload")) from None
-    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:  # a reader's gap: still one line
-        raise BPEError(f"{paths[0].name} could not be read as a tokenizer ({type(exc).__name__})") from None
+def _one_line(name: str, exc: BaseException) -> str:
+    """A reader's unexpected failure as one line (the engine should have said BPEError)."""
+    return f"{name} could not be read as a tokenizer ({type(exc).__name__})"
 
 
 def read_tokenizer_files(files: Sequence[tuple[str, bytes]]) -> tuple[list[Uploaded], list[str]]:
     """Tokenizers from uploaded (name, data) files, and a one-line problem for each file that failed.
 
-    A GPT-2 `vocab.json` and a merges `.txt` uploaded together make one tokenizer, whatever
-    their names; every other file is read on its own, its format detected.
+    A GPT-2 vocabulary and a merges file uploaded together make one tokenizer, whatever their
+    names; every other file is read on its own. Formats are detected from the contents.
     """
-    files = [(_safe_name(name, f"upload-{i}"), data) for i, (name, data) in enumerate(files)]
-    merges = [f for f in files if _is_merges(*f)]
-    vocabs = [f for f in files if f not in merges and f[0].endswith(".json") and _is_gpt2_vocab(f[1])]
+    named = [(display_name(name, f"upload-{i + 1}"), data) for i, (name, data) in enumerate(files)]
     loaded: list[Uploaded] = []
     problems: list[str] = []
-    singles = [f for f in files if f not in merges and f not in vocabs]
+    kinds: dict[int, str] = {}
+    for i, (name, data) in enumerate(named):
+        try:
+            kinds[i] = detect_format(name, data)
+        except BPEError as exc:
+            problems.append(str(exc))
+        except Exception as exc:  # noqa: BLE001 - an upload never raises past this point
+            problems.append(_one_line(name, exc))
+    vocabs = [i for i, kind in kinds.items() if kind == "gpt2-vocab"]
+    merges = [i for i, kind in kinds.items() if kind == "gpt2-merges"]
     if len(vocabs) == 1 and len(merges) == 1:
-        (vname, vdata), (mname, mdata) = vocabs[0], merges[0]
-        try:
-            loaded.append(_read_pair(vname, vdata, mname, mdata))
-        except BPEError as exc:
-            problems.append(str(exc))
+        (vname, vdata), (mname, mdata) = named[vocabs[0]], named[merges[0]]
+        _read(loaded, problems, f"{vname} + {mname}", [(vname, vdata), (mname, mdata)],
+              lambda: load_bytes(vname, vdata, merges=(mname, mdata)))
     else:
-        for name, _ in vocabs:
-            problems.append(f"{name} is a GPT-2 vocabulary: upload it together with its merges.txt (select both files)")
-        for name, _ in merges:
-            problems.append(f"{name} looks like a GPT-2 merges file: upload it together with its vocab.json")
-    for name, data in singles:
-        try:
-            loaded.append(_read_single(name, data))
-        except BPEError as exc:
-            problems.append(str(exc))
+        for i in vocabs:
+            problems.append(f"{named[i][0]} is a GPT-2 vocabulary: upload it together with its merges.txt "
+                            "(select both files)")
+        for i in merges:
+            problems.append(f"{named[i][0]} is a GPT-2 merges file: upload it together with its vocab.json "
+                            "(select both files)")
+    for i, kind in kinds.items():
+        if kind not in ("gpt2-vocab", "gpt2-merges"):
+            name, data = named[i]
+            _read(loaded, problems, name, [(name, data)], lambda name=name, data=data: load_bytes(name, data))
     return loaded, problems
 
 
-def _read_single(name: str, data: bytes) -> Uploaded:
-    with tempfile.TemporaryDirectory(prefix="bpe-upload-") as tmp:
-        directory = Path(tmp)
-        path = directory / name
-        path.write_bytes(data)
-        tok = _load_in(directory, load_any, path)
-    return Uploaded(key=f"file:{_digest([(name, data)])}", name=name, tokenizer=tok)
-
-
-def _read_pair(vname: str, vdata: bytes, mname: str, mdata: bytes) -> Uploaded:
-    with tempfile.TemporaryDirectory(prefix="bpe-upload-") as tmp:
-        directory = Path(tmp)
-        vpath, mpath = directory / "v" / vname, directory / "m" / mname  # apart, even if named alike
-        for path, data in ((vpath, vdata), (mpath, mdata)):
-            path.parent.mkdir()
-            path.write_bytes(data)
-        tok = _load_in(directory, load_gpt2, vpath, mpath)
-    key = f"file:{_digest([(vname, vdata), (mname, mdata)])}"
-    return Uploaded(key=key, name=f"{vname} + {mname}", tokenizer=tok)
+def _read(loaded: list[Uploaded], problems: list[str], name: str, files: list[tuple[str, bytes]], load) -> None:
+    try:
+        tok = load()
+    except BPEError as exc:
+        problems.append(str(exc))
+    except Exception as exc:  # noqa: BLE001 - a reader's gap is still one line, never a traceback
+        problems.append(_one_line(name, exc))
+    else:
+        loaded.append(Uploaded(key=f"file:{_digest(files)}", name=name, tokenizer=tok))
 
 
 # ---- exports ---------------------------------------------------------------------------------
@@ -165,24 +149,20 @@ class Exports:
 
 
 def export_tokenizer(tok: Tokenizer) -> Exports:
-    """Write the tokenizer in our JSON, HF tokenizer.json and GPT-2 files, with the engine's writers."""
-    with tempfile.TemporaryDirectory(prefix="bpe-export-") as tmp:
-        directory = Path(tmp)
-        save_tokenizer(tok, directory / OURS_FILE)
-        ours = (directory / OURS_FILE).read_bytes()
-        hf, hf_problem = None, ""
-        try:
-            save_hf(tok, directory / HF_FILE)
-            hf = (directory / HF_FILE).read_bytes()
-        except BPEError as exc:
-            hf_problem = str(exc)
-        vocab = merges = None
-        gpt2_problem = ""
-        try:
-            vocab_path, merges_path = save_gpt2(tok, directory / "gpt2")
-            vocab, merges = vocab_path.read_bytes(), merges_path.read_bytes()
-        except BPEError as exc:
-            gpt2_problem = str(exc).replace(str(directory / "gpt2"), "the export")
+    """The tokenizer as our JSON, HF tokenizer.json and GPT-2 files, from the engine's writers."""
+    ours = dumps_tokenizer(tok).encode("utf-8")
+    hf, hf_problem = None, ""
+    try:
+        hf = dumps_hf(tok).encode("utf-8")
+    except BPEError as exc:
+        hf_problem = str(exc)
+    vocab = merges = None
+    gpt2_problem = ""
+    try:
+        vocab_text, merges_text = dumps_gpt2(tok)
+        vocab, merges = vocab_text.encode("utf-8"), merges_text.encode("utf-8")
+    except BPEError as exc:
+        gpt2_problem = str(exc)
     return Exports(ours, hf, hf_problem, vocab, merges, gpt2_problem)
 
 

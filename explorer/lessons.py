@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from itertools import accumulate
 from dataclasses import dataclass
 
 from bpe_core import Settings, Tokenizer, encode_replay, train
+from bpe_core.analysis.longest_match import GreedyVocabulary, compare
 
-from .longest_match import longest_match
 from .training import TrainRequest
 
 
@@ -128,9 +129,38 @@ def marker_rows(with_marker: Tokenizer, without: Tokenizer, words: Sequence[str]
 
 
 def greedy_rows(tokenizer: Tokenizer, words: Sequence[str]) -> list[tuple[str, list[str], list[str]]]:
-    """(word, BPE pieces, greedy longest-match pieces over the same vocabulary)."""
-    vocab = {t for t in tokenizer.vocab if t != tokenizer.unk_token}
-    return [(w, tokenizer.encode_word(w), longest_match(tokenizer.initial_symbols(w), vocab)) for w in words]
+    """(word, BPE pieces, greedy longest-match pieces over the same vocabulary).
+
+    Words longer than `bpe_core.analysis.longest_match.WORD_CAP` characters are cut there.
+    """
+    vocab = GreedyVocabulary.of_tokenizer(tokenizer)
+    rows = [compare(tokenizer, w, vocab=vocab) for w in words]
+    return [(row.word, row.bpe, row.greedy) for row in rows]
+
+
+def around_first_difference(
+    bpe: Sequence[str], greedy: Sequence[str], *, context: int = 2, chars: int = 60
+) -> tuple[str, list[str], list[str], bool, bool]:
+    """The part of a long word where two segmentations of it first disagree, to show in a table.
+
+    Returns (text, bpe pieces, greedy pieces, cut before, cut after): from `context` shared pieces
+    before the first disagreement up to the first place, at least `chars` characters on, where
+    both cut again, and the text those pieces spell. (Both lists spell the same symbols, so
+    after equal leading pieces they start at the same place.)
+
+    >>> around_first_difference(["a", "b", "cd", "e", "f"], ["a", "b", "c", "de", "f"], context=1, chars=3)
+    ('bcde', ['b', 'cd', 'e'], ['b', 'c', 'de'], True, True)
+    """
+    same = 0
+    while same < min(len(bpe), len(greedy)) and bpe[same] == greedy[same]:
+        same += 1
+    start = max(0, same - context)
+    ends_a = list(accumulate(map(len, bpe[start:])))
+    ends_b = set(accumulate(map(len, greedy[start:])))
+    stop = next((end for end in ends_a if end >= chars and end in ends_b), ends_a[-1] if ends_a else 0)
+    a = [p for p, end in zip(bpe[start:], ends_a) if end <= stop]
+    b = [p for p, end in zip(greedy[start:], accumulate(map(len, greedy[start:]))) if end <= stop]
+    return "".join(a), a, b, start > 0, start + len(a) < len(bpe)
 
 
 def tokens_per_word(tokenizer: Tokenizer, text: str) -> float:

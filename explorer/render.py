@@ -7,6 +7,7 @@ nothing.
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,12 +26,68 @@ def escape(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-_MARKDOWN_SPECIAL = set("\\`*_{}[]()#+-.!<>|~$:")
+# Every ASCII punctuation character can be backslash-escaped in CommonMark, and escaping all of
+# them is simpler than knowing which ones start a construct: emphasis, links, images, code, HTML,
+# entities, headings, lists, quotes, tables, GFM strike-through, math (`$`), directives (`:red[x]`).
+_ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+# A few constructs are found in the text *after* escapes are resolved, so a backslash cannot stop
+# them: GFM's bare-URL and e-mail autolinks (`https://x`, `www.x`, `a@b.c`), emoji shortcodes and
+# Streamlit's `:material/icon:` and `:streamlit:`. A word joiner (U+2060: invisible, no line break)
+# after a `:` or `@` that something follows, and between `www` and its dot, breaks their patterns.
+WORD_JOINER = "\u2060"
+_LINE_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_WWW_DOT = re.compile(r"(www)(\\\.)", re.IGNORECASE)
 
 
 def md_escape(text: str) -> str:
-    """Text to show literally inside Streamlit markdown (titles, captions): specials backslashed."""
-    return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in text)
+    """Outside text (a corpus, a file name, a link) as Markdown that Streamlit shows literally.
+
+    For every Markdown context: `st.markdown`, captions, notices, widget, tab, expander and metric
+    labels. Nothing in it renders: no emphasis, link, image, math, colour, icon, emoji, HTML or
+    heading. Line breaks become spaces, so the text stays one line of a label.
+
+    >>> md_escape("**a** $x$")
+    '\\\\*\\\\*a\\\\*\\\\* \\\\$x\\\\$'
+    """
+    text = _LINE_BREAKS.sub(" ", str(text))
+    out = []
+    for i, ch in enumerate(text):
+        if ch in _ASCII_PUNCTUATION:
+            out.append("\\" + ch)
+            if ch in ":@" and i + 1 < len(text) and not text[i + 1].isspace():
+                out.append(WORD_JOINER)  # nothing follows a colon before a space: no joiner needed
+        else:
+            out.append(ch)
+    escaped = _WWW_DOT.sub(lambda m: m.group(1) + WORD_JOINER + m.group(2), "".join(out))
+    # Four leading spaces or a tab would start an indented code block; spaces given as character
+    # references are not indentation and still show as spaces.
+    body = escaped.lstrip(" \t")
+    return "&#32;" * (len(escaped) - len(body)) + body
+
+
+def as_sentence(text: str) -> str:
+    """A message as a sentence: a capital first letter and a full stop at the end.
+
+    >>> as_sentence("ask for at least 81")
+    'Ask for at least 81.'
+    """
+    text = str(text).strip()
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?…" else text + "."
+
+
+def as_clause(text: str) -> str:
+    """A message to go after a colon: first letter small (unless a name like "GPT"), no full stop.
+
+    >>> as_clause("Reached the requested number of merges.")
+    'reached the requested number of merges'
+    """
+    text = str(text).strip().rstrip(".")
+    if len(text) > 1 and text[0].isupper() and not text[1].isupper():
+        text = text[0].lower() + text[1:]
+    return text
 
 
 def _char_segment(ch: str) -> Segment:
@@ -261,7 +318,28 @@ PRESENTER_CSS = """
 <style>
 html { font-size: 21px; }
 section[data-testid="stSidebar"] { zoom: 0.8; }
+/* A projector is often 1280x720: the page's own top space and a smaller title keep the animation's
+   controls and merge card in the first screen. */
+[data-testid="stMainBlockContainer"] { padding-top: 2rem; padding-bottom: 2rem; }
+[data-testid="stHeader"] { background: transparent; }
+[data-testid="stMain"] h1 { font-size: 2rem; padding: 0 0 0.4rem; }
+/* Labels wrap between words only, never inside one ("Vocabular y"). */
+section[data-testid="stSidebar"] [data-testid="stWidgetLabel"] p { overflow-wrap: normal; word-break: keep-all; }
 .bpe-chip { font-size: 1.05em; }
 .bpe-merge { font-size: 2em; }
 </style>
 """
+
+
+TOKEN_CAP = 40  # characters of a token drawn on screen; a text-mode token can be a whole corpus
+
+
+def cap_token(text: str, limit: int = TOKEN_CAP) -> str:
+    """A token's readable text cut to `limit` characters, saying how many more there are.
+
+    >>> cap_token("abcdef", 3)
+    'abc…(+3 more)'
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}…(+{len(text) - limit:,} more)"

@@ -3,16 +3,25 @@
 * Sample corpora and lesson results are the same for everyone: `st.cache_resource` (global).
 * Corpus statistics are keyed by the corpus digest: `st.cache_data`.
 * Trained tokenizers are cached per session, keyed by (corpus digest, settings, target), in a
-  small LRU in session state. Not `st.cache_resource`: training draws a progress bar, and
-  Streamlit replays whatever a cached function drew on every later cache hit, so the bar would
-  come back (or fail to) each time. Each session trains in its own script thread, so training
-  never blocks other sessions.
+  small LRU in session state bounded by size. Not `st.cache_resource`: training draws a
+  progress bar, and Streamlit replays whatever a cached function drew on every later cache hit.
+* Training of anything but a tiny corpus runs in a worker process (`explorer/worker.py`): the
+  page's thread only waits and draws the progress, so other sessions' pages stay quick (the
+  GIL is not held by a training), and a training that runs too long or needs too much memory
+  is stopped alone, with a message, while the server goes on.
+
+What one session may hold or ask for is bounded: `MAX_APP_MERGES` merges (or tokens),
+`MAX_USER_CORPORA` corpora of its own and `MAX_USER_CORPUS_BYTES` of their text (the oldest is
+dropped, with a message), `TRAIN_CACHE_BYTES` of trained bundles, one training at a time, and
+the pool's time and memory limits for each training.
 """
 from __future__ import annotations
 
+import os
+import pickle
+import sys
 import time
 from collections import OrderedDict
-from collections.abc import Callable
 
 import streamlit as st
 
@@ -21,9 +30,18 @@ from sample_corpora import list_corpora, load_corpus
 
 from . import lessons, state
 from .corpus import Corpus, CorpusStats, corpus_stats, sample_corpus
+from .render import md_escape
 from .training import Trained, TrainRequest, train_corpus
+from .worker import TrainingJob, TrainingPool
 
-SESSION_CACHE_ENTRIES = 6
+MAX_APP_MERGES = state.MAX_APP_MERGES  # merges, or tokens of a vocabulary, one training here may ask for
+SESSION_CACHE_ENTRIES = 6  # trained bundles a session keeps, at most...
+TRAIN_CACHE_BYTES = 150 * 1024 * 1024  # ...and at most about this much memory of them
+BUNDLE_MEMORY_PER_PICKLED_BYTE = 6  # a bundle in memory is 4-8x its pickle (measured)
+MAX_USER_CORPORA = 3  # uploaded or pasted corpora a session keeps
+MAX_USER_CORPUS_BYTES = 100 * 1024 * 1024  # memory their text may take, in all
+IN_THREAD_CHARS = 100_000  # a corpus up to this size...
+IN_THREAD_WORK = 2_000_000  # ...with characters x merges up to this trains in the page's thread (no process start)
 
 
 # ---- corpora -------------------------------------------------------------------------------
@@ -79,13 +97,73 @@ def corpus_options() -> dict[str, str]:
     return options
 
 
-def add_user_corpus(corpus: Corpus) -> None:
-    """Keep an uploaded or pasted corpus in this session and make it the one in use."""
-    st.session_state[state.USER_CORPORA][corpus.key] = corpus
-    st.session_state[state.CORPUS] = corpus.key
-    st.session_state[state.W_CORPUS] = corpus.key
-    st.session_state[state.STEP] = 1
-    st.session_state[state.PLAYING] = False
+def _text_bytes(corpus: Corpus) -> int:
+    return sys.getsizeof(corpus.text)
+
+
+def add_user_corpus(corpus: Corpus) -> str:
+    """Keep an uploaded or pasted corpus in this session and make it the one in use.
+
+    The session keeps at most `MAX_USER_CORPORA` of its own corpora and `MAX_USER_CORPUS_BYTES`
+    of their text: older ones are dropped first. Returns a sentence naming what was dropped (or "").
+    """
+    ss = st.session_state
+    corpora: dict[str, Corpus] = ss[state.USER_CORPORA]
+    corpora.pop(corpus.key, None)  # a corpus brought again is the newest
+    corpora[corpus.key] = corpus
+    dropped: list[Corpus] = []
+    while len(corpora) > 1 and (
+        len(corpora) > MAX_USER_CORPORA or sum(map(_text_bytes, corpora.values())) > MAX_USER_CORPUS_BYTES
+    ):
+        dropped.append(corpora.pop(next(iter(corpora))))
+    for old in dropped:
+        _forget_trainings(old.digest)
+    ss[state.CORPUS] = corpus.key
+    ss[state.W_CORPUS] = corpus.key
+    ss[state.STEP] = 1
+    ss[state.PLAYING] = False
+    return eviction_message([old.title for old in dropped])
+
+
+def release_uploads(files: list) -> None:
+    """Let Streamlit drop uploaded files' bytes once they are read.
+
+    Streamlit keeps every uploaded file in memory until the session ends (or the user removes
+    it from the widget); the session keeps the corpus's text, so the bytes would be a second copy.
+    """
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    remove = getattr(getattr(ctx, "uploaded_file_mgr", None), "remove_file", None)
+    if ctx is None or remove is None:
+        return
+    for f in files:
+        file_id = getattr(f, "file_id", None)
+        if file_id:
+            remove(ctx.session_id, file_id)
+
+
+def eviction_message(titles: list[str]) -> str:
+    """The sentence that says which corpora a session dropped to stay within its share of memory."""
+    if not titles:
+        return ""
+    names = ", ".join(f"“{t}”" for t in titles)
+    verb, it = ("was", "it") if len(titles) == 1 else ("were", "them")
+    return (f"{names} {verb} dropped from this session to keep it within its share of the server's memory "
+            f"(a session keeps at most {MAX_USER_CORPORA} corpora of its own, "
+            f"{MAX_USER_CORPUS_BYTES // 1024**2:,} MB of text in all); upload or paste {it} again to use {it}.")
+
+
+def _forget_trainings(digest: str) -> None:
+    """Drop the trained bundles of a corpus the session no longer keeps, and stop its training."""
+    ss = st.session_state
+    cache: OrderedDict = ss.get(state.TRAIN_CACHE, OrderedDict())
+    for key in [k for k in cache if k[0] == digest]:
+        del cache[key]
+    job: TrainingJob | None = ss.get(state.TRAIN_JOB)
+    if job is not None and job.key[0] == digest:
+        job.cancel()
+        ss[state.TRAIN_JOB] = None
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -96,37 +174,117 @@ def stats(digest: str, _text: str) -> CorpusStats:
 
 # ---- training ------------------------------------------------------------------------------
 
-def _progress_bar(slot: st.delta_generator.DeltaGenerator, title: str) -> Callable[[int, int], None]:
-    bar = slot.progress(0.0, text=f"Training on {title}: counting words…")
+@st.cache_resource(show_spinner=False)
+def training_pool() -> TrainingPool:
+    """The server's one pool of training processes, shared by every session."""
+    return TrainingPool()
+
+
+def check_request(request: TrainRequest) -> None:
+    """Refuse what one session may not ask of the server (links and the sidebar clamp before this)."""
+    if request.amount > MAX_APP_MERGES:
+        asked = f"{request.amount:,} merges" if request.target == "merges" else f"a vocabulary of {request.amount:,}"
+        raise BPEError(f"{asked} is more than this app trains for one visitor ({MAX_APP_MERGES:,} at most); "
+                       "the command line (python -m bpe_core train) has no such limit")
+
+
+def trains_in_thread(corpus: Corpus, request: TrainRequest) -> bool:
+    """Tiny corpora (the lessons) train at once in the page's thread; the rest in a worker process.
+
+    EXPLORER_TRAIN_IN_THREAD=1 trains everything in the page's thread, without the pool's limits:
+    only for `bench/bench_sessions.py --in-thread`, which measures what the worker saves.
+    """
+    if os.environ.get("EXPLORER_TRAIN_IN_THREAD") == "1":
+        return True
+    chars = len(corpus.text)
+    return chars <= IN_THREAD_CHARS and chars * max(1, request.amount) <= IN_THREAD_WORK
+
+
+def _bundle_memory(trained: Trained, pickled_bytes: int | None = None) -> int:
+    if pickled_bytes is None:
+        pickled_bytes = len(pickle.dumps(trained, protocol=pickle.HIGHEST_PROTOCOL))
+    return pickled_bytes * BUNDLE_MEMORY_PER_PICKLED_BYTE
+
+
+def _cache_put(cache: OrderedDict, key: tuple, trained: Trained, memory: int) -> None:
+    """Keep the newest bundle; drop the oldest while over the count or the memory budget."""
+    cache[key] = (trained, memory)
+    cache.move_to_end(key)
+    while len(cache) > 1 and (
+        len(cache) > SESSION_CACHE_ENTRIES or sum(m for _, m in cache.values()) > TRAIN_CACHE_BYTES
+    ):
+        cache.popitem(last=False)
+
+
+def _train_here(corpus: Corpus, request: TrainRequest, slot: st.delta_generator.DeltaGenerator | None) -> Trained:
+    title = md_escape(corpus.title)
+    bar = slot.progress(0.0, text=f"Training on {title}: counting words…") if slot is not None else None
     last = [0.0]
 
     def update(done: int, total: int) -> None:
         now = time.monotonic()
-        if now - last[0] < 0.1 and done < total:
+        if bar is None or (now - last[0] < 0.1 and done < total):
             return
         last[0] = now
         bar.progress(min(1.0, done / max(1, total)), text=f"Training on {title}: merge {done:,} of {total:,}")
 
-    return update
+    try:
+        return train_corpus([corpus.text], request, progress=update)
+    finally:
+        if slot is not None:
+            slot.empty()
+
+
+def _train_in_worker(corpus: Corpus, request: TrainRequest, key: tuple,
+                     slot: st.delta_generator.DeltaGenerator | None) -> tuple[Trained, int]:
+    """Hand the training to the pool (or follow this session's one already under way) and wait for it."""
+    ss = st.session_state
+    job: TrainingJob | None = ss.get(state.TRAIN_JOB)
+    if job is not None and (job.key != key or (job.finished.is_set() and job.error)):
+        job.cancel()  # one training at a time per session: the newest request wins
+        job = None
+    if job is None:
+        job = training_pool().submit(key, [corpus.text], request)
+        ss[state.TRAIN_JOB] = job
+    title = md_escape(corpus.title)
+    bar = slot.progress(0.0, text=f"Training on {title}: {job.status()}") if slot is not None else None
+    try:
+        # A rerun (the user clicked something) interrupts this loop at a Streamlit call; the job
+        # goes on, and the next run follows it again. Nobody following it at all stops it.
+        while not job.wait(0.25):
+            if bar is not None:
+                bar.progress(job.fraction(), text=f"Training on {title}: {job.status()}")
+    finally:
+        if slot is not None and job.finished.is_set():
+            slot.empty()
+    ss[state.TRAIN_JOB] = None
+    if job.error:
+        if job.lasting:
+            ss[state.TRAIN_FAILED] = (key, job.error)
+        raise BPEError(job.error)
+    assert job.result is not None
+    return job.result, _bundle_memory(job.result, job.result_bytes)
 
 
 def train_cached(corpus: Corpus, request: TrainRequest, *, slot: st.delta_generator.DeltaGenerator | None = None) -> Trained:
     """The trained bundle for (corpus, request), from this session's cache or trained now."""
-    cache: OrderedDict = st.session_state.setdefault(state.TRAIN_CACHE, OrderedDict())
+    check_request(request)
+    ss = st.session_state
+    cache: OrderedDict = ss.setdefault(state.TRAIN_CACHE, OrderedDict())
     key = (corpus.digest, request.key())
     hit = cache.get(key)
     if hit is not None:
         cache.move_to_end(key)
-        return hit
-    progress = _progress_bar(slot, corpus.title) if slot is not None else None
-    try:
-        trained = train_corpus([corpus.text], request, progress=progress)
-    finally:
-        if slot is not None:
-            slot.empty()
-    cache[key] = trained
-    while len(cache) > SESSION_CACHE_ENTRIES:
-        cache.popitem(last=False)
+        return hit[0]
+    failed = ss.get(state.TRAIN_FAILED)
+    if failed is not None and failed[0] == key:
+        raise BPEError(failed[1])  # the same corpus and settings would fail the same way again
+    if trains_in_thread(corpus, request):
+        trained = _train_here(corpus, request, slot)
+        memory = _bundle_memory(trained)
+    else:
+        trained, memory = _train_in_worker(corpus, request, key, slot)
+    _cache_put(cache, key, trained, memory)
     return trained
 
 
@@ -155,7 +313,7 @@ def ensure_trained(slot: st.delta_generator.DeltaGenerator) -> Trained | None:
     except BPEError as exc:
         ss[state.TRAIN_ERROR] = str(exc)
     except MemoryError:
-        ss[state.TRAIN_ERROR] = "the machine ran out of memory; try a smaller corpus or fewer merges"
+        ss[state.TRAIN_ERROR] = "the server ran out of memory; try a smaller corpus or fewer merges"
     return ss[state.TRAINED]
 
 
@@ -186,15 +344,19 @@ def seed000_variant(eow: str) -> Tokenizer:
     return trained.tokenizer
 
 
-MISMATCH_BYTES = 400_000
+MISMATCH_BYTES = 400_000  # characters of each corpus trained on (its start)
+MISMATCH_TEST_CHARS = 50_000  # characters at the end of each corpus, never trained on, encoded
+MISMATCH_MERGES = 1_000
+# Measured on 2 busy cores: 1.1-2 s (two trainings of 400,000 characters, four encodings of 50,000).
+MISMATCH_SPINNER = "Training on English prose and on Python code (1 to 3 seconds)…"
 
 
-@st.cache_resource(show_spinner="Training on English prose and on Python code (a few seconds)…")
+@st.cache_resource(show_spinner=MISMATCH_SPINNER)
 def mismatch() -> lessons.Mismatch:
     """Tokens per word when the tokenizer was trained on other text: English vs Python."""
     english = sample_text("english")
     python = sample_text("python")
     # Held-out test texts: the end of each corpus, never seen in training.
     train_texts = {"English prose": english[:MISMATCH_BYTES], "Python code": python[:MISMATCH_BYTES]}
-    test_texts = {"English prose": english[-100_000:], "Python code": python[-100_000:]}
-    return lessons.mismatch(train_texts, test_texts, merges=1000)
+    test_texts = {"English prose": english[-MISMATCH_TEST_CHARS:], "Python code": python[-MISMATCH_TEST_CHARS:]}
+    return lessons.mismatch(train_texts, test_texts, merges=MISMATCH_MERGES)

@@ -5,13 +5,16 @@ import streamlit as st
 
 from bpe_core.settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS
 
+from bpe_core import BPEError
+
 from . import services, state
 
 _HELP = {
     "mode": "word: split on whitespace, add an end-of-word marker (the seed 000 lesson). "
     "text: characters, spaces included (seed 003). bytes: UTF-8 bytes, like GPT-2.",
-    "eow": "Word mode only. separate: a </w> symbol after each word; suffix: glued to the last "
-    "character; none: no marker (see Common mistakes).",
+    "eow": "Word mode only: text and bytes modes have no end-of-word marker, so this is off there "
+    "(choose word mode and press Train to change it). separate: a `</w>` symbol after each word; "
+    "suffix: glued to the last character; none: no marker (see Common mistakes).",
     "pre": "Text and bytes modes: how the text is cut into pieces that merges stay inside. "
     "none: the whole text is one piece.",
     "tie": "When pairs have the same count. count-pair: the greatest pair (seed 000); first: the "
@@ -33,23 +36,44 @@ def render() -> None:
     if ss[state.W_CORPUS] not in options:
         ss[state.W_CORPUS] = ss[state.CORPUS] if ss[state.CORPUS] in options else state.DEFAULT_CORPUS
         ss[state.CORPUS] = ss[state.W_CORPUS]
+    # Selectbox options are plain text (not Markdown), so corpus titles go in as they are.
     st.selectbox("Corpus", list(options), format_func=lambda k: options.get(k, k), key=state.W_CORPUS,
                  on_change=_corpus_changed, help="Upload or paste your own text on the Corpus page.")
+    link_caption(ss[state.CORPUS])
     with st.form("settings", border=True):
         st.markdown("**Training settings**")
         st.selectbox("Mode", MODES, key=state.W_MODE, help=_HELP["mode"])
-        st.selectbox("End of word", EOW_STYLES, key=state.W_EOW, help=_HELP["eow"])
+        st.selectbox("End of word", EOW_STYLES, key=state.W_EOW, help=_HELP["eow"], disabled=ss[state.W_MODE] != "word")
         st.selectbox("Pre-tokenizer", ("", *PRETOKENIZERS), key=state.W_PRETOK, help=_HELP["pre"],
                      format_func=lambda p: p or "the mode's default")
         st.selectbox("Tie-break", TIE_BREAKS, key=state.W_TIE, help=_HELP["tie"])
         st.radio("Stop after", ("merges", "vocab"), key=state.W_TARGET, horizontal=True,
                  format_func=lambda t: "a number of merges" if t == "merges" else "a vocabulary size")
-        a, b = st.columns(2)
-        a.number_input("Merges", min_value=0, max_value=state.MAX_INPUT, step=1, key=state.W_MERGES)
-        b.number_input("Vocabulary size", min_value=1, max_value=state.MAX_INPUT, step=1, key=state.W_VOCAB)
+        # One above the other: side by side, presenter mode broke "Vocabulary" mid-word.
+        limit = f"At most {state.MAX_APP_MERGES:,}: the most this app trains for one visitor."
+        st.number_input("Merges", min_value=0, max_value=state.MAX_APP_MERGES, step=1, key=state.W_MERGES, help=limit)
+        st.number_input("Vocabulary size", min_value=1, max_value=state.MAX_APP_MERGES, step=1, key=state.W_VOCAB,
+                        help=limit)
         st.checkbox("Lowercase", key=state.W_LOWER)
         st.selectbox("Unicode normalization", NORMALIZATIONS, key=state.W_NORM)
         st.number_input("Minimum pair count", min_value=1, max_value=state.MAX_INPUT, step=1, key=state.W_MINFREQ,
                         help=_HELP["min"])
         st.form_submit_button("Train", type="primary", icon=":material/model_training:", width="stretch")
-    st.toggle("Presenter mode (larger type)", key=state.W_PRESENTER)
+    st.toggle("Presenter mode", key=state.W_PRESENTER, help="Larger type, for a projector or a shared screen.")
+
+
+def link_caption(corpus_key: str) -> None:
+    """Under the corpus picker: what the page's link (the address bar) opens when a corpus is the user's own."""
+    if corpus_key.startswith("sample:"):
+        return
+    try:
+        text = services.get_corpus(corpus_key).text
+    except BPEError:
+        return
+    if state.link_carries(text):
+        st.caption(f"This page's link (the address bar) carries this text ({len(text):,} characters): "
+                   "whoever opens it sees the same corpus.")
+    else:
+        own = "uploaded file" if corpus_key.startswith("upload:") else "pasted text"
+        st.caption(f"This page's link (the address bar) opens a sample corpus, not your {own}: a link carries "
+                   f"only texts up to {state.LINK_TEXT_MAX_BYTES:,} bytes. Send the {own} along with the link.")

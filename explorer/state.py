@@ -10,7 +10,7 @@ Two kinds of key:
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, MutableMapping
+from collections.abc import Callable, Collection, Mapping, MutableMapping
 from typing import Any
 
 from bpe_core import BPEError, Settings
@@ -27,6 +27,8 @@ TRAIN_CACHE = "train_cache"  # this session's trained bundles, keyed by corpus d
 TRAINED = "trained"  # the bundle on screen: the last training that succeeded
 TRAINED_FOR = "trained_for"  # (corpus key, request key) of TRAINED
 TRAIN_ERROR = "train_error"  # message of the last training that failed, or ""
+TRAIN_JOB = "train_job"  # the training under way in a worker process for this session (explorer.worker.TrainingJob)
+TRAIN_FAILED = "train_failed"  # (cache key, message) of the last training stopped by a limit: not retried
 STEP = "step"  # the animation's step: merges applied so far
 PLAYING = "playing"
 SPEED = "speed"  # steps per second
@@ -36,7 +38,9 @@ WORDS = "words"  # the unseen words
 TIMELINE = "timeline"  # the unseen words page's "after k merges"
 GOTO_TRAIN = "goto_train"  # set by a callback: switch to the animation page
 URL_READ = "url_read"  # the link was read into the state (once per session)
-URL_NOTICE = "url_notice"  # what in the link could not be used
+URL_NOTICE = "url_notice"  # (kind, sentences) about the link just opened: "warning" or "info"; or None
+URL_NOTICE_AT = "url_notice_at"  # (page, corpus, settings) when the link was opened: the notice's moment
+LINK_TEXT = "link_text"  # a small corpus the link carried (`text=`), waiting to be loaded
 MISMATCH_SHOWN = "mismatch_shown"  # the "trained on other text" comparison was asked for
 
 # ---- widget keys ---------------------------------------------------------------------------
@@ -83,7 +87,12 @@ def b_open_lesson(lesson_key: str, variant: str = "") -> str:
 DEFAULT_CORPUS = "sample:seed000"
 DEFAULT_WORDS = "lowest newer wider slow"
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
-MAX_INPUT = 100_000_000  # what the number boxes accept; the engine's own limit is checked later
+MAX_INPUT = 100_000_000  # what the minimum-count box accepts; the engine's own limit is checked later
+# What one session may ask for: a link or the sidebar cannot ask the server for more merges (or a
+# larger vocabulary) than this. Training 50,000 merges on the 5 MB sample is already minutes.
+MAX_APP_MERGES = 50_000
+LINK_TEXT_MAX_BYTES = 2_000  # a pasted corpus up to this size travels in the link (`text=`)
+LINK_SHOWN = 40  # characters of a link's value quoted back in a message
 
 SETTING_DEFAULTS: dict[str, Any] = {
     W_MODE: "word",
@@ -114,7 +123,8 @@ DEFAULTS: dict[str, Any] = {
     WORDS: DEFAULT_WORDS,
     TIMELINE: None,
     GOTO_TRAIN: False,
-    URL_NOTICE: "",
+    URL_NOTICE: None,
+    URL_NOTICE_AT: None,
     MISMATCH_SHOWN: False,
     W_PRESENTER: False,
     **SETTING_DEFAULTS,
@@ -125,20 +135,37 @@ DEFAULTS: dict[str, Any] = {
 _BOOL = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
 
 
+class Clamped(ValueError):
+    """A link's value was too large: `value` is used instead, and the message says so."""
+
+    def __init__(self, message: str, value: Any) -> None:
+        super().__init__(message)
+        self.value = value
+
+
 def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
     def parse(raw: str) -> str:
         if raw not in options:
-            raise ValueError(f"choose one of {', '.join(options)}")
+            shown = ", ".join(o or "(empty: the mode's default)" for o in options)
+            raise ValueError(f"is not one of {shown}")
         return raw
 
     return parse
 
 
-def _whole(low: int, high: int = MAX_INPUT) -> Callable[[str], int]:
+def _whole(low: int, high: int = MAX_INPUT, *, clamp: str = "") -> Callable[[str], int]:
+    """A whole number from `low` to `high`; with `clamp` (what it counts), larger values become `high`."""
     def parse(raw: str) -> int:
-        value = int(raw)
-        if not low <= value <= high:
-            raise ValueError(f"must be between {low:,} and {high:,}")
+        digits = raw.strip()
+        if not digits.isascii() or not digits.isdigit():
+            raise ValueError("is not a whole number" + (f" ({low:,} or more)" if low else ""))
+        value = int(digits)
+        if value < low:
+            raise ValueError(f"is less than {low:,}")
+        if value > high:
+            if clamp:
+                raise Clamped(f"is more than this app allows ({high:,} {clamp}), so {high:,} was used", high)
+            raise ValueError(f"is more than {high:,}")
         return value
 
     return parse
@@ -148,7 +175,13 @@ def _flag(raw: str) -> bool:
     try:
         return _BOOL[raw.lower()]
     except KeyError:
-        raise ValueError("use 1 or 0") from None
+        raise ValueError("is not 1 or 0") from None
+
+
+def _quoted(name: str, raw: str) -> str:
+    """`name=value` as the link had it, cut to a readable length (still to be escaped for display)."""
+    shown = raw if len(raw) <= LINK_SHOWN else raw[:LINK_SHOWN] + "…"
+    return f"{name}={shown}"
 
 
 _PARAMS: dict[str, tuple[str, Callable[[str], Any]]] = {
@@ -156,8 +189,8 @@ _PARAMS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "eow": (W_EOW, _choice(EOW_STYLES)),
     "pre": (W_PRETOK, _choice(("", *PRETOKENIZERS))),
     "tie": (W_TIE, _choice(TIE_BREAKS)),
-    "merges": (W_MERGES, _whole(0)),
-    "vocab": (W_VOCAB, _whole(1)),
+    "merges": (W_MERGES, _whole(0, MAX_APP_MERGES, clamp="merges")),
+    "vocab": (W_VOCAB, _whole(1, MAX_APP_MERGES, clamp="tokens")),
     "lower": (W_LOWER, _flag),
     "norm": (W_NORM, _choice(NORMALIZATIONS)),
     "minfreq": (W_MINFREQ, _whole(1)),
@@ -167,28 +200,49 @@ _PARAMS: dict[str, tuple[str, Callable[[str], Any]]] = {
 }
 
 
-def values_from_url(params: Mapping[str, str], *, samples: set[str]) -> tuple[dict[str, Any], list[str]]:
-    """State values from a link's parameters, and a note for each parameter that was ignored.
+def values_from_url(params: Mapping[str, str], *, samples: Collection[str]) -> tuple[dict[str, Any], list[str]]:
+    """State values from a link's parameters, and a sentence for each thing the link did not get.
 
-    >>> values_from_url({"merges": "20", "step": "x"}, samples=set())[0]
-    {'w_merges': 20}
+    The sentences quote the link's own text: show them as plain text (`render.md_escape`).
+    `samples` holds the sample ids (a mapping id -> title names them by title in messages).
+
+    >>> values_from_url({"merges": "20", "step": "x"}, samples=set())
+    ({'w_merges': 20, 'w_target': 'merges'}, ['step=x in the link is not a whole number.'])
     """
     values: dict[str, Any] = {}
     problems: list[str] = []
     corpus = params.get("corpus")
-    if corpus is not None:
+    text = params.get("text")
+    if text is not None:
+        if not text.strip():
+            problems.append("text= in the link is empty, so it opened a sample corpus.")
+        elif len(text.encode("utf-8", errors="surrogatepass")) > LINK_TEXT_MAX_BYTES:
+            problems.append(f"The text in the link is longer than a link may carry ({LINK_TEXT_MAX_BYTES:,} bytes), "
+                            "so it opened a sample corpus.")
+        else:
+            values[LINK_TEXT] = text
+    elif corpus is not None:
         if corpus in samples:
             values[CORPUS] = values[W_CORPUS] = f"sample:{corpus}"
         else:
-            problems.append(f"corpus={corpus!r} is not a sample corpus")
+            problems.append(f"{_quoted('corpus', corpus)} in the link is not a sample corpus.")
+    own = params.get("own")
+    if own in _OWN and LINK_TEXT not in values:
+        sample = values.get(CORPUS, DEFAULT_CORPUS).removeprefix("sample:")
+        title = samples.get(sample, sample) if isinstance(samples, Mapping) else sample
+        problems.append(f"This link was made while {_OWN[own]} was in use; a link cannot carry it, so it opened "
+                        f"the sample corpus \u201c{title}\u201d instead.")
     for name, (key, parse) in _PARAMS.items():
         raw = params.get(name)
         if raw is None:
             continue
         try:
             values[key] = parse(raw)
+        except Clamped as exc:
+            values[key] = exc.value
+            problems.append(f"{_quoted(name, raw)} in the link {exc}.")
         except ValueError as exc:
-            problems.append(f"{name}={raw!r}: {exc}")
+            problems.append(f"{_quoted(name, raw)} in the link {exc}.")
     if "vocab" in params and W_VOCAB in values:
         values[W_TARGET] = "vocab"
     elif "merges" in params and W_MERGES in values:
@@ -198,12 +252,31 @@ def values_from_url(params: Mapping[str, str], *, samples: set[str]) -> tuple[di
     return values, problems
 
 
-def url_from_values(values: Mapping[str, Any]) -> dict[str, str]:
-    """The link parameters for the current view: the sample, the settings that differ, step, words."""
+_OWN = {"upload": "an uploaded file", "paste": "pasted text"}
+
+
+def link_carries(text: str | None) -> bool:
+    """Whether a corpus this small travels in the link itself (as `text=`)."""
+    if not text or len(text) > LINK_TEXT_MAX_BYTES or not text.strip():  # cheap checks first: corpora are big
+        return False
+    return len(text.encode("utf-8", errors="surrogatepass")) <= LINK_TEXT_MAX_BYTES
+
+
+def url_from_values(values: Mapping[str, Any], *, corpus_text: str | None = None) -> dict[str, str]:
+    """The link parameters for the current view: the corpus, the settings that differ, step, words.
+
+    A sample is named; a corpus of the user's own (`corpus_text`) travels as `text=` when it is
+    small (`link_carries`), and otherwise the link says `own=upload` or `own=paste`, so whoever
+    opens it is told that they see a sample instead.
+    """
     out: dict[str, str] = {}
     corpus = values.get(CORPUS, DEFAULT_CORPUS)
     if isinstance(corpus, str) and corpus.startswith("sample:"):
         out["corpus"] = corpus.removeprefix("sample:")
+    elif isinstance(corpus, str) and link_carries(corpus_text):
+        out["text"] = str(corpus_text)
+    elif isinstance(corpus, str) and corpus.split(":")[0] in _OWN:
+        out["own"] = corpus.split(":")[0]
     for name, (key, _) in _PARAMS.items():
         if key in (STEP, WORDS, W_MERGES, W_VOCAB):
             continue
@@ -221,12 +294,13 @@ def url_from_values(values: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-URL_PARAMS = ("corpus", *_PARAMS)
+URL_PARAMS = ("corpus", "text", "own", *_PARAMS)
 
 
-def sync_url(query_params: MutableMapping[str, str], values: Mapping[str, Any]) -> None:
+def sync_url(query_params: MutableMapping[str, str], values: Mapping[str, Any], *,
+             corpus_text: str | None = None) -> None:
     """Write this view's parameters into the link, leaving parameters other pages own alone."""
-    wanted = url_from_values(values)
+    wanted = url_from_values(values, corpus_text=corpus_text)
     for name in URL_PARAMS:
         if name not in wanted and name in query_params:
             del query_params[name]
@@ -249,6 +323,10 @@ def request_from_values(values: Mapping[str, Any]) -> TrainRequest:
     )
     target = get(W_TARGET)
     amount = int(get(W_MERGES) if target == "merges" else get(W_VOCAB))
+    if amount > MAX_APP_MERGES:
+        asked = f"{amount:,} merges" if target == "merges" else f"a vocabulary of {amount:,}"
+        raise BPEError(f"{asked} is more than this app trains for one visitor ({MAX_APP_MERGES:,} at most); "
+                       "the command line (python -m bpe_core train) has no such limit")
     return TrainRequest(settings, target, amount)
 
 
@@ -283,7 +361,8 @@ def keep_sidebar_values(session: Any) -> None:
             session[key] = session[key]
 
 
-def init(session: Any, query_params: Mapping[str, str], *, samples: set[str]) -> None:
+
+def init(session: Any, query_params: Mapping[str, str], *, samples: Collection[str]) -> None:
     """Fill in missing keys; on a session's first run, apply the link's parameters."""
     for key, value in DEFAULTS.items():
         if key not in session:
@@ -295,8 +374,39 @@ def init(session: Any, query_params: Mapping[str, str], *, samples: set[str]) ->
         values, problems = values_from_url(dict(query_params), samples=samples)
         for key, value in values.items():
             session[key] = value
-        session[URL_NOTICE] = "; ".join(problems)
+        notice = link_notice(problems)
+        session[URL_NOTICE] = ("warning", notice) if notice else None
+        session[URL_NOTICE_AT] = None
     keep_sidebar_values(session)
+
+
+def link_notice(problems: list[str]) -> str:
+    """What a person is told about a link that asked for things it did not get ("" when nothing)."""
+    if not problems:
+        return ""
+    return "The link asked for something this app could not do. " + " ".join(problems) + (
+        " The link's other settings were used.")
+
+
+def link_moment(session: Any, page: str) -> tuple:
+    """What the user is looking at, without the animation's step: the page, the corpus, the settings."""
+    return (page, session.get(CORPUS), tuple(session.get(key) for key in SETTING_DEFAULTS))
+
+
+def expire_link_notice(session: Any, page: str) -> None:
+    """The link's notice belongs to the moment the link was opened: gone once the user moves on.
+
+    The first run after opening the link records the moment; any later run with another page,
+    corpus or setting clears the notice (the animation's own steps do not).
+    """
+    if session.get(URL_NOTICE) is None:
+        return
+    now = link_moment(session, page)
+    if session.get(URL_NOTICE_AT) is None:
+        session[URL_NOTICE_AT] = now
+    elif session[URL_NOTICE_AT] != now:
+        session[URL_NOTICE] = None
+        session[URL_NOTICE_AT] = None
 
 
 def current_values(session: Any) -> dict[str, Any]:

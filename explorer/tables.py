@@ -14,6 +14,8 @@ from bpe_core import Merge, MergeStep, Tokenizer
 
 from .render import token_text
 
+EMPTY = "—"  # what a table shows where a value is unknown (`st.dataframe(placeholder=EMPTY)`; else "None")
+
 if TYPE_CHECKING:
     from .lessons import Mismatch, TryIt
 

@@ -90,6 +90,23 @@ def tokenizer_for(key: str) -> Tokenizer:
     return item.tokenizer
 
 
+def caption(key: str) -> str:
+    """One Markdown line describing the tokenizer with this key (the page shows this one, not the sidebar's)."""
+    if key == SIDEBAR:
+        from .pages_common import training_summary  # pages_common draws; imported late to avoid a cycle
+
+        trained = st.session_state[state.TRAINED]
+        return training_summary(trained) if trained is not None else ""
+    item = uploaded().get(key)
+    if item is None:
+        return ""
+    tok = item.tokenizer
+    s = tok.settings
+    what = f"{s.mode} mode, " + (f"end-of-word {s.eow}" if s.mode == "word" else f"pre-tokenizer {s.pretokenizer}")
+    return (f"**{md_escape(item.name)}** · uploaded {md_escape(item.kind)} · {md_escape(what)} · "
+            f"vocabulary {tok.vocab_size:,} tokens · {len(tok.merges):,} merges")
+
+
 def pick(label: str, widget_key: str) -> str | None:
     """A picker over `choices()`, remembered in EXPLORE across pages; returns the chosen key."""
     ss = st.session_state

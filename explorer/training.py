@@ -72,10 +72,16 @@ class Curve:
     total_tokens: list[int]
     tokens_per_word: list[float]
     multi_token_words: list[int]
+    characters: int = 0  # characters of the corpus words (bytes in bytes mode), repeats counted
+    has_words: bool = True  # False when the whole text is one "word" (no pre-tokenizer): per word means nothing
 
     @property
     def steps(self) -> int:
         return len(self.total_tokens) - 1
+
+    def tokens_per_character(self, step: int) -> float:
+        """Tokens per character (per byte in bytes mode) after `step` merges."""
+        return self.total_tokens[step] / self.characters if self.characters else 0.0
 
 
 @dataclass
@@ -122,17 +128,14 @@ def train_corpus(
     kwargs = {"merges": request.amount} if request.target == "merges" else {"vocab_size": request.amount}
     tokenizer = train_from_counts(counts, settings, top_k=10, progress=progress, **kwargs)
     result = tokenizer.training  # always set for a tokenizer trained here
-    alphabet = len(result.base)
-    if request.target == "vocab" and request.amount < alphabet:
-        raise BPEError(
-            f"a vocabulary of {request.amount:,} is smaller than this corpus's alphabet "
-            f"({alphabet:,} base symbols), so no merge could be learned; "
-            f"ask for at least {alphabet + 1:,}"
-        )
+    alphabet = len(result.base)  # the engine refuses a vocabulary smaller than this
     words = result.word_count or 1
     totals = [result.initial_tokens, *(m.total_tokens for m in result.trace)]
     multi = [result.initial_multi_token_words, *(m.multi_token_words for m in result.trace)]
-    curve = Curve(totals, [t / words for t in totals], multi)
+    # Bytes-mode words are written one symbol a byte, so this counts bytes there, characters elsewhere.
+    characters = sum(len(word) * n for word, n in counts.items())
+    curve = Curve(totals, [t / words for t in totals], multi, characters=characters,
+                  has_words=settings.mode == "word" or settings.pretokenizer != "none")
     collapse = next((t for t, m in enumerate(multi) if m == 0), None)
     top = [(_display_word(w, settings), n) for w, n in counts.most_common(TOP_WORDS)]
     return Trained(

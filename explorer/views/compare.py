@@ -60,10 +60,12 @@ st.html(view.CSS)
 if view.ENTRIES not in ss:  # first visit: the sidebar's tokenizer and the same one with half its merges
     ss[view.ENTRIES] = [view.sidebar_entry()] if trained_here is not None else []
     if trained_here is not None and trained_here.steps >= 2:
-        try:
-            half = TrainRequest(trained_here.request.settings, "merges", trained_here.steps // 2)
-            _train_entry(ss[state.TRAINED_FOR][0], half, st.empty())
-        except BPEError:
+        try:  # cut from the sidebar's training, not trained again (seconds on a large corpus)
+            corpus = services.get_corpus(ss[state.TRAINED_FOR][0])
+            half = view.first_merges(trained_here, trained_here.steps // 2)
+            _add(Entry("trained", f"trained:{corpus.digest}:{half.request.key()}",
+                       f"{corpus.title}: {view.short_description(half.request)}", half))
+        except (BPEError, ValueError):
             pass  # the comparison still works with one column; the user can add more
 
 st.text_area("Text to compare", key=W_TEXT, height=90, on_change=state.bind(ss, W_TEXT, TEXT))
@@ -72,7 +74,7 @@ if len(ss[TEXT]) > view.MAX_TEXT:
     st.caption(f"Comparing the first {view.MAX_TEXT:,} of {len(ss[TEXT]):,} characters.")
 a, b = st.columns(2)
 a.toggle("Byte-level tokens as hex bytes", key=W_AS_HEX, on_change=state.bind(ss, W_AS_HEX, AS_HEX),
-         help="Off: the text where the bytes are valid UTF-8 and hex like <e6 97> only where a token "
+         help="Off: the text where the bytes are valid UTF-8 and hex like `<e6 97>` only where a token "
               "holds part of a character. On: every byte-level token as its bytes.")
 b.toggle("Ignore where the spaces go", key=W_IGNORE_WS, on_change=state.bind(ss, W_IGNORE_WS, IGNORE_WS),
          help="Word mode drops spaces; byte-level tokens carry them in front. On: that alone is no disagreement.")
@@ -109,7 +111,7 @@ with st.expander(f"Add a tokenizer ({in_use} of {view.MAX_ENTRIES} in use)", exp
         sources.show_upload_notice()
         for key, item in sources.uploaded().items():
             if all(e.key != key for e in ss[view.ENTRIES]):
-                st.button(f"Add {item.label}", key=f"cmp_add_{key}", on_click=_add,
+                st.button(f"Add {md_escape(item.label)}", key=f"cmp_add_{key}", on_click=_add,
                           args=(Entry("file", key, item.label),))
     with cl_tab:
         if sources.cl100k_available():

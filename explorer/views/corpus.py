@@ -5,8 +5,8 @@ import streamlit as st
 
 from bpe_core import BPEError
 from explorer import services, state, tables
-from explorer.render import md_escape
-from explorer.corpus import MAX_UPLOAD_MB, pasted_corpus, read_uploads
+from explorer.render import as_sentence, md_escape
+from explorer.corpus import MAX_UPLOAD_MB, UPLOAD_LIMIT_TEXT, pasted_corpus, read_uploads
 
 ss = st.session_state
 
@@ -18,7 +18,9 @@ def _use_sample(key: str) -> None:
 
 
 def _uploaded() -> None:
-    files = ss.get(state.W_UPLOAD) or []
+    # Files read before are released (services.release_uploads) and come back as Streamlit's
+    # DeletedFile, which has no name or bytes: only the files just added are read.
+    files = [f for f in ss.get(state.W_UPLOAD) or [] if hasattr(f, "getvalue")]
     if not files:
         return
     try:
@@ -26,8 +28,14 @@ def _uploaded() -> None:
     except BPEError as exc:
         ss[state.CORPUS_NOTICE] = ("error", str(exc))
         return
-    services.add_user_corpus(corpus)
-    ss[state.CORPUS_NOTICE] = ("success", f"Loaded {corpus.title.removeprefix('Uploaded: ')}: {len(corpus.text):,} characters.")
+    except Exception as exc:  # noqa: BLE001 - an upload never ends in a traceback
+        ss[state.CORPUS_NOTICE] = ("error", f"Could not read the upload ({type(exc).__name__}). "
+                                            "The previous corpus is still loaded.")
+        return
+    finally:
+        services.release_uploads(files)  # the text is read: Streamlit need not keep the bytes too
+    dropped = services.add_user_corpus(corpus)
+    ss[state.CORPUS_NOTICE] = ("success", f"Loaded {corpus.title.removeprefix('Uploaded: ')}: {len(corpus.text):,} characters. {dropped}".strip())
 
 
 def _pasted() -> None:
@@ -36,17 +44,17 @@ def _pasted() -> None:
     except BPEError as exc:
         ss[state.CORPUS_NOTICE] = ("error", str(exc))
         return
-    services.add_user_corpus(corpus)
-    ss[state.CORPUS_NOTICE] = ("success", f"Using the pasted text: {len(corpus.text):,} characters.")
+    dropped = services.add_user_corpus(corpus)
+    ss[state.CORPUS_NOTICE] = ("success", f"Using the pasted text: {len(corpus.text):,} characters. {dropped}".strip())
 
 
 st.title("Corpus")
 st.caption("The text BPE learns from. Whatever you choose here is trained with the settings in the sidebar.")
 notice = ss[state.CORPUS_NOTICE]
 if notice:
-    (st.error if notice[0] == "error" else st.success)(notice[1])
+    (st.error if notice[0] == "error" else st.success)(md_escape(notice[1]))  # file names are the user's
 if ss[state.TRAIN_ERROR]:
-    st.error(f"Could not train: {ss[state.TRAIN_ERROR]}")
+    st.error(md_escape(f"Could not train. {as_sentence(ss[state.TRAIN_ERROR])}"))
 
 samples_tab, upload_tab, paste_tab = st.tabs(["Sample corpora", "Upload files", "Paste text"])
 with samples_tab:
@@ -60,9 +68,10 @@ with samples_tab:
                      width="stretch")
 with upload_tab:
     st.file_uploader(
-        f"Upload one or more UTF-8 text files (.txt), up to {MAX_UPLOAD_MB} MB in all. Several files are "
+        f"Upload one or more UTF-8 text files (.txt), up to {UPLOAD_LIMIT_TEXT} in all. Several files are "
         "joined into one corpus.",
         accept_multiple_files=True,
+        max_upload_size=MAX_UPLOAD_MB,  # the widget's own limit: MAX_UPLOAD_MB * 1,000,000 bytes
         key=state.W_UPLOAD,
         on_change=_uploaded,
     )

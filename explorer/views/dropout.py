@@ -8,7 +8,7 @@ from bpe_core.analysis import dropout_distribution, visible_whitespace
 from explorer import dropout_view as view
 from explorer import pages_common, state
 from explorer import tokenizer_sources as sources
-from explorer.render import Chip, chips_html, md_escape
+from explorer.render import Chip, as_clause, chips_html, md_escape
 
 # Session-state keys of this page (the app-wide ones live in explorer/state.py): value, widget.
 WORD, W_WORD = "drop_word", "drop_w_word"
@@ -24,10 +24,11 @@ for key, value in ((WORD, "newest"), (P, 0.1), (SAMPLES, 1000), (SEED, 0)):
 pages_common.header(
     "BPE-dropout",
     "While encoding, each applicable merge is skipped with probability p, so one word gets many segmentations: "
-    "a regularizer used in training (Provilkov et al., 2020).")
+    "a regularizer used in training (Provilkov et al., 2020).", summary=False)
 source = sources.pick("Tokenizer", W_SOURCE)
 if source is None:
     st.stop()
+st.caption(sources.caption(source))
 tok = sources.tokenizer_for(source)
 byte_level = tok.settings.mode == "bytes"
 
@@ -40,7 +41,7 @@ d.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=W_SEED, on_
 try:
     dist = dropout_distribution(tok, ss[WORD], p=float(ss[P]), samples=int(ss[SAMPLES]), seed=int(ss[SEED]))
 except BPEError as exc:
-    st.error(f"Cannot sample: {exc}.")
+    st.error(md_escape(f"Cannot sample: {as_clause(str(exc))}."))
     st.stop()
 
 

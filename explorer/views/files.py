@@ -5,11 +5,11 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core import BPEError, merge_tree
-from explorer import charts, io_service, pages_common, services, state
+from explorer import charts, io_service, pages_common, services, state, tables
 from explorer import compare_view as cmp
 from explorer import tokenizer_sources as sources
 from explorer.io_service import UPLOAD_TYPES
-from explorer.render import Chip, chips_html, md_escape, token_text
+from explorer.render import Chip, as_sentence, chips_html, md_escape, token_text
 
 # Session-state keys of this page (the app-wide ones live in explorer/state.py).
 EXPORTS = "io_exports"  # (trained bundle, Exports): the last export, made once per bundle
@@ -23,7 +23,7 @@ ss.setdefault(PROBE, "The lowest newer tokenizer. naïve 日本語")
 
 
 def _uploaded() -> None:
-    files = ss.get(W_UPLOAD) or []
+    files = [f for f in ss.get(W_UPLOAD) or [] if hasattr(f, "getvalue")]  # not a released DeletedFile
     loaded = sources.add_uploads([(f.name, f.getvalue()) for f in files])
     if loaded:
         ss[sources.EXPLORE] = ss[W_PICK] = loaded[-1].key
@@ -84,7 +84,7 @@ else:
         try:
             trip = io_service.hf_round_trip(tok, exports.hf, text)
         except BPEError as exc:
-            st.error(str(exc))
+            st.error(md_escape(as_sentence(str(exc))))
         else:
             if trip.ok:
                 st.success(f"Round trip OK: {trip.reader} loaded the exported tokenizer.json and encoded the sample "
@@ -92,7 +92,8 @@ else:
             else:
                 st.error(f"Round trip failed: {trip.reader} gives different ids for the exported tokenizer.json "
                          f"({len(trip.ours_ids):,} tokens here, {len(trip.their_ids):,} there). The first differences:")
-                st.dataframe(pd.DataFrame(trip.differences()), hide_index=True, width="stretch")
+                st.dataframe(pd.DataFrame(trip.differences()), hide_index=True, width="stretch",
+                             placeholder=tables.EMPTY)
             with st.expander("The two encodings token by token"):
                 rows = range(min(300, max(len(trip.ours_ids), len(trip.their_ids))))
                 get = lambda seq, i: seq[i] if i < len(seq) else None  # noqa: E731
@@ -104,7 +105,7 @@ else:
                     "token in tokenizers": [token_text(get(trip.their_tokens, i) or "", byte_level=trained.byte_level)
                                             for i in rows],
                     "id in tokenizers": [get(trip.their_ids, i) for i in rows],
-                }), hide_index=True, width="stretch")
+                }), hide_index=True, width="stretch", placeholder=tables.EMPTY)
     checks = [("model.json", [(io_service.OURS_FILE, exports.ours)])]
     if exports.vocab is not None:
         checks.append(("vocab.json + merges.txt", [("vocab.json", exports.vocab), ("merges.txt", exports.merges)]))
@@ -135,8 +136,8 @@ key = st.selectbox("Uploaded tokenizer", keys, format_func=lambda k: uploads[k].
 item = uploads[key]
 up = item.tokenizer
 s = up.settings
-st.caption(f"{item.kind} · {s.mode} mode · pre-tokenizer {s.pretokenizer} · vocabulary {up.vocab_size:,} · "
-           f"{len(up.merges):,} merges" + (f" · unknown token {md_escape(up.unk_token)}" if up.unk_token else ""))
+st.caption(md_escape(f"{item.kind} · {s.mode} mode · pre-tokenizer {s.pretokenizer} · vocabulary {up.vocab_size:,} · "
+                     f"{len(up.merges):,} merges" + (f" · unknown token {up.unk_token}" if up.unk_token else "")))
 go_vocab, go_compare = st.columns(2)
 if go_vocab.button("Open its vocabulary and life stories", key="io_open_vocab", icon=":material/table:"):
     ss[sources.EXPLORE] = key

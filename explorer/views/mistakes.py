@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from bpe_core.analysis.longest_match import WORD_CAP, differences
 from explorer import lessons, services, state, tables
-from explorer.longest_match import differences
+from explorer.render import token_text
 
 ss = st.session_state
+LONG_WORD = 80  # characters of a word shown whole in the "your tokenizer" table
 WORDS = ["low", "lower", "newest", "widest", "new", "newer", "lowest", "wider", "slow"]
 
 
@@ -40,7 +42,7 @@ st.markdown("Trained without `</w>` (end-of-word style *none*), a piece at the e
 plain = services.seed000_variant("none")
 _show(lessons.marker_rows(tok, plain, ["newest", "west", "estate", "establish", "lowest"]),
       right="with </w>", wrong="no marker", same=False)
-st.markdown("With `</w>`, **st</w>** can only end a word, so *estate* starts with plain *e s t*. Without it, "
+st.markdown("With `</w>`, **st**`</w>` can only end a word, so *estate* starts with plain *e s t*. Without it, "
             "**st** ends *west* and starts *estate* alike: a suffix and a prefix are one token.")
 a, b = "lowest", "low est"
 st.markdown(
@@ -58,16 +60,46 @@ st.markdown("With the lesson's merges trained without a marker, *lower* is **lo 
             "(w + e) fires before l + o, so *low* can never form. Longest-match grabs **low** first.")
 current = ss[state.TRAINED]
 if current is not None:
-    found = differences(current.tokenizer, [w for w, _ in current.top_words] + current.tokenizer.words_of(ss[state.WORDS]))
+    mine = current.tokenizer
+    words = [w for w, _ in current.top_words] + mine.words_of(ss[state.WORDS])
+    found = differences(mine, words, cap=WORD_CAP)
     if found:
         st.markdown("**Your tokenizer** (sidebar settings): words where the two disagree")
-        st.dataframe(tables.comparison_table(found, right="BPE (merges in order)", wrong="longest match"),
+        byte_level = mine.settings.mode == "bytes"
+
+        def shown(pieces: list[str]) -> list[str]:
+            return [token_text(t, byte_level=byte_level) for t in pieces]
+
+        rows = []
+        for row in found:
+            if len(row.word) <= LONG_WORD:
+                rows.append((row.word, shown(row.bpe), shown(row.greedy)))
+                continue
+            text, bpe, greedy, before, after = lessons.around_first_difference(row.bpe, row.greedy)
+            dots = ["…"] * before, ["…"] * after
+            rows.append((f"{'…' * before}{token_text(text, byte_level=byte_level)}{'…' * after}",
+                         [*dots[0], *shown(bpe), *dots[1]], [*dots[0], *shown(greedy), *dots[1]]))
+        st.dataframe(tables.comparison_table(rows, right="BPE (merges in order)", wrong="longest match"),
                      hide_index=True, width="stretch")
+        if any(len(row.word) > LONG_WORD for row in found):
+            st.caption(f"For a word longer than {LONG_WORD} characters the table shows the part where the two first "
+                       "cut differently (… marks what is left out).")
+    longest = max(map(len, words), default=0)
+    if longest > WORD_CAP:
+        # Text mode without a pre-tokenizer makes the whole corpus one word: comparing it all would
+        # take minutes, so each word is cut (BPE and longest match see the same cut word).
+        one_word = mine.settings.mode != "word" and mine.settings.pretokenizer == "none"
+        st.caption(f"Only the first {WORD_CAP:,} characters of each word are compared: the longest word here has "
+                   f"{longest:,} characters" + (" (without a pre-tokenizer the whole text is one word)." if one_word
+                                                 else "."))
+    elif not found:
+        st.caption("On your tokenizer's most frequent words and your unseen words, the two agree.")
 
 st.header("4. Training on different text than you encode")
 st.markdown("A tokenizer fits the text it was trained on. Train on Python code, encode English prose, and "
-            "words fall apart into more pieces. (1,000 merges each, word mode; tested on text held out "
-            "from training.)")
+            f"words fall apart into more pieces. ({services.MISMATCH_MERGES:,} merges each, word mode, trained on the "
+            f"first {services.MISMATCH_BYTES:,} characters of each sample corpus and tested on its last "
+            f"{services.MISMATCH_TEST_CHARS:,}, never seen in training.)")
 if st.button("Run the comparison", key=state.B_RUN_MISMATCH, icon=":material/science:") or ss[state.MISMATCH_SHOWN]:
     ss[state.MISMATCH_SHOWN] = True
     result = services.mismatch()

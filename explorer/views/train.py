@@ -4,10 +4,13 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import animation, pages_common, tables
+from explorer.render import cap_token
 
 trained = pages_common.header("Watch BPE learn", "Each step glues the most frequent neighbouring pair into one new token.")
 if trained is not None:
     animation.show(trained, presenter=pages_common.presenter())
     with st.expander(f"All {trained.steps:,} merges as a table"):
-        st.dataframe(tables.merges_table(trained.tokenizer.trace, byte_level=trained.byte_level), hide_index=True,
-                     width="stretch")
+        table = tables.merges_table(trained.tokenizer.trace, byte_level=trained.byte_level)
+        for column in ("left", "right", "new token"):
+            table[column] = table[column].map(cap_token)  # a text-mode token can be a whole corpus
+        st.dataframe(table, hide_index=True, width="stretch")

@@ -70,7 +70,7 @@ for index, word in enumerate(words):
                 jump_cols = st.columns(min(4, len(made)))
                 for j, (rank, piece) in enumerate(made):
                     jump_cols[j % len(jump_cols)].button(
-                        f"{token_text(piece, byte_level=byte_level)} · step {rank + 1}",
+                        f"{md_escape(token_text(piece, byte_level=byte_level))} · step {rank + 1}",
                         key=state.b_jump(index, rank), on_click=_goto, args=(rank + 1,), width="stretch")
         with right:
             st.markdown("**Merge tree** (each node: token and the rank of the merge that made it)")
@@ -81,6 +81,6 @@ for index, word in enumerate(words):
         built = tok.merge_steps(word)
         st.markdown("**How it was built:** the merges that fired, in order")
         if built:
-            st.dataframe(tables.built_table(built, tok), hide_index=True, width="stretch")
+            st.dataframe(tables.built_table(built, tok), hide_index=True, width="stretch", placeholder=tables.EMPTY)
         else:
             st.caption("No merge applies: the word stays as single symbols.")

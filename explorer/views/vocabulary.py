@@ -7,7 +7,7 @@ from bpe_core.analysis import life_story
 from explorer import charts, pages_common, state
 from explorer import tokenizer_sources as sources
 from explorer import vocab_view as view
-from explorer.render import Chip, chips_html, md_escape
+from explorer.render import Chip, chips_html
 
 # Session-state keys of this page (the app-wide ones live in explorer/state.py).
 TOKEN = "voc_token"  # id of the token whose life story is shown
@@ -39,10 +39,12 @@ if ss[state.GOTO_TRAIN]:
     st.switch_page("views/train.py")
 
 pages_common.header("Vocabulary",
-                    "Every token: when it was made, how long it is, and how much it is still used after training.")
+                    "Every token: when it was made, how long it is, and how much it is still used after training.",
+                    summary=False)
 source = sources.pick("Tokenizer", W_SOURCE)
 if source is None:
     st.stop()
+st.caption(sources.caption(source))  # the tokenizer this page shows, which may not be the sidebar's
 tok = sources.tokenizer_for(source)
 rows = sources.vocab_rows(tok)
 byte_level = tok.settings.mode == "bytes"
@@ -56,10 +58,10 @@ query = st.text_input("Search tokens (a space or · matches a space)", key=W_SEA
 found = view.search(rows, query)
 ss[SHOWN_IDS] = [r.id for r in found]
 st.dataframe(view.vocab_frame(found), hide_index=True, width="stretch", height=360, key=W_TABLE,
-             on_select=_row_clicked, selection_mode="single-row")
+             on_select=_row_clicked, selection_mode="single-row", placeholder=view.EMPTY)
 st.caption(f"{len(found):,} of {len(rows):,} tokens. Click a column name to sort; click a row to see its life story "
            "below. Uses: occurrences in the training corpus after training (all merges applied). Rank and count are "
-           "empty (None) for base symbols, which no merge made.")
+           f"{view.EMPTY} for base symbols, which no merge made.")
 
 left, right = st.columns(2, gap="large")
 with left:
@@ -72,7 +74,7 @@ with right:
     unused = view.unused_frame(rows, threshold=threshold)
     st.markdown(f"**{len(unused):,} tokens that later merges left nearly unused**")
     if has_counts:
-        st.dataframe(unused, hide_index=True, width="stretch")
+        st.dataframe(unused, hide_index=True, width="stretch", placeholder=view.EMPTY)
     else:
         st.caption("Unknown without a training record.")
 
@@ -135,4 +137,3 @@ with st.container(border=True):
         st.plotly_chart(charts.merge_tree_figure([story.tree], counts=counts, byte_level=byte_level,
                                                  presenter=pages_common.presenter()),
                         key="voc_tree", config={"displayModeBar": False}, width="stretch")
-st.caption(f"Tokenizer: {md_escape(sources.choices().get(source, source))}")

@@ -121,5 +121,6 @@ def test_every_page_screenshot(page, server):
     shoot(page, "5-common-mistakes")
     open_app(page, server, "/?corpus=seed000&merges=20&step=18&present=1")
     expect(step_text(page, 18, 18)).to_be_visible()
-    expect(page.locator(".js-plotly-plot").nth(1)).to_be_visible()
+    expect(page.locator(".bp-bars")).to_be_visible()  # the pair counts, drawn by the player
+    expect(page.locator(".js-plotly-plot").first).to_be_visible()  # the compression curve
     shoot(page, "6-presenter-collapse")

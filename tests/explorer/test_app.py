@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 from apptest_helpers import APP, decode_array, html_bodies, plotly_specs
+from plain_text import shown
+from player_helpers import player_data, send_view
+from player_helpers import shown as frame
 from streamlit.testing.v1 import AppTest
 
 from explorer import state
 
 
-def card(at) -> str:
-    return next(h for h in html_bodies(at) if 'class="bpe-merge"' in h)
+def card(at) -> tuple[str, str, str, int, int] | None:
+    """The merge the animation's player shows: left, right, new token, count, vocabulary size."""
+    return frame(at).merge
 
 
 def train_button(at):
@@ -16,52 +20,46 @@ def train_button(at):
 
 
 def test_default_page_shows_the_first_merge(app):
-    html = card(app)
-    assert ">w<" in html and ">e<" in html and ">we<" in html
-    assert "<b>9</b> times" in html and "rank <b>0</b>" in html and "vocabulary <b>12</b>" in html
-    assert any("Step 1 of 10" in m.value for m in app.markdown)
-    pairs, curve = plotly_specs(app)
-    assert pairs["layout"]["yaxis"]["ticktext"][0] == "w  +  e"
-    assert decode_array(pairs["data"][0]["x"])[0] == 9
-    assert decode_array(curve["data"][3]["x"]) == [1]
+    assert card(app) == ("w", "e", "we", 9, 12)
+    assert frame(app).title == "Step 1 of 10"
+    assert frame(app).pairs[0] == ("w", "e", 9)
+    assert app.session_state[state.PLAYING] is True and player_data(app)["playing"] is True  # a newcomer sees it move
+    (curve,) = plotly_specs(app)
+    assert len(curve["data"]) == 3  # while the browser plays, the curve marks no step
     assert app.query_params["corpus"] == ["seed000"] or app.query_params["corpus"] == "seed000"
-    assert app.session_state[state.PLAYING] is True  # a newcomer sees it move
+    send_view(app, step=1, playing=False)  # pause
+    assert decode_array(plotly_specs(app)[0]["data"][3]["x"]) == [1]
 
 
 def test_scrubbing_and_stepping(app):
-    assert app.slider(key=state.W_STEP).disabled  # while playing the slider only shows progress
-    app.button(key=state.B_PLAY).click().run()  # pause
-    assert not app.slider(key=state.W_STEP).disabled
-    app.slider(key=state.W_STEP).set_value(5).run()
+    # The browser plays, steps and scrubs on its own (tests/browser/test_player_in_browser.py);
+    # the server hears each pause, step and scrub as a view event and keeps the step.
+    send_view(app, step=1, playing=False)  # pause
+    send_view(app, step=5, playing=False)  # scrub
     assert app.session_state[state.STEP] == 5 and app.session_state[state.PLAYING] is False
-    html = card(app)
-    assert "w<span class=\"bpe-marker\">&lt;/w&gt;</span>" in html and "<b>7</b> times" in html
-    app.button(key=state.B_FORWARD).click().run()
-    assert app.session_state[state.STEP] == 6 and "newe" in card(app)
-    app.button(key=state.B_BACK).click().run()
-    app.button(key=state.B_BACK).click().run()
-    assert app.session_state[state.STEP] == 4 and ">ne<" in card(app)
-    app.slider(key=state.W_STEP).set_value(0).run()
-    assert any("Step 0 of 10" in m.value for m in app.markdown)
-    assert not any('class="bpe-merge"' in h for h in html_bodies(app))
+    assert card(app) == ("w", "</w>", "w</w>", 7, 16)
+    send_view(app, step=6)  # forward
+    assert app.session_state[state.STEP] == 6 and card(app)[2] == "newe"
+    send_view(app, step=4)  # back twice
+    assert app.session_state[state.STEP] == 4 and card(app)[2] == "ne"
+    send_view(app, step=0)
+    assert frame(app).title == "Step 0 of 10" and card(app) is None
 
 
 def test_play_and_pause(app):
-    app.button(key=state.B_PLAY).click().run()  # it was playing: pause
-    assert app.session_state[state.PLAYING] is False
-    assert app.button(key=state.B_PLAY).label == "Play"
-    app.slider(key=state.W_STEP).set_value(10).run()
-    app.button(key=state.B_PLAY).click().run()  # at the end, play starts over
-    assert app.session_state[state.PLAYING] is True and app.session_state[state.STEP] == 0
-    assert app.button(key=state.B_PLAY).label == "Pause"
+    # "At the end, play starts over" happens in the browser: tests/browser/test_player_in_browser.py.
+    send_view(app, step=3, playing=False)  # it was playing: pause
+    assert app.session_state[state.PLAYING] is False and player_data(app)["playing"] is False
+    send_view(app, step=3, playing=True, speed=15.0)
+    assert app.session_state[state.PLAYING] is True and app.session_state[state.SPEED] == 15.0
 
 
 def test_scrubbing_right_after_opening_a_link(app):
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.query_params["step"] = "2"
     at.run()
-    at.slider(key=state.W_STEP).set_value(7).run()
-    assert at.session_state[state.STEP] == 7 and ">lo<" in card(at)
+    send_view(at, step=7)
+    assert at.session_state[state.STEP] == 7 and card(at)[2] == "lo"
 
 
 def test_unseen_words_page(app):
@@ -81,7 +79,7 @@ def test_unseen_words_page(app):
     assert any("After 4 merges" in m.value for m in app.markdown)
     app.button(key=state.b_jump(0, 8)).click().run()  # low</w> was made by rank 8
     assert app.session_state[state.STEP] == 9
-    assert any("Step 9 of 10" in m.value for m in app.markdown)
+    assert frame(app).title == "Step 9 of 10" and player_data(app)["playing"] is False
 
 
 def test_lessons_page_reproduces_the_numbers(app):
@@ -104,9 +102,8 @@ def test_lesson_button_loads_it_into_the_explorer(app):
     app.button(key=state.b_open_lesson("seed003")).click().run()
     assert not app.exception
     assert app.session_state[state.W_MODE] == "text" and app.session_state[state.W_VOCAB] == 25
-    assert any("Step 1 of 9" in m.value for m in app.markdown)
-    html = card(app)
-    assert '<span class="bpe-ws">·</span>' in html and ">h<" in html  # " " + "h" -> " h"
+    assert frame(app).title == "Step 1 of 9"
+    assert card(app)[:3] == ("·", "h", "·h")  # " " + "h" -> " h", the space shown
 
 
 def test_try_it_yourself_button(app):
@@ -114,7 +111,7 @@ def test_try_it_yourself_button(app):
     app.button(key=state.b_open_lesson("seed000", "try")).click().run()
     assert app.session_state[state.W_MERGES] == 20
     assert app.session_state[state.CORPUS].startswith("paste:")
-    curve = plotly_specs(app)[1]
+    (curve,) = plotly_specs(app)
     assert "collapse at step 19" in curve["layout"]["annotations"][0]["text"]
 
 
@@ -135,7 +132,8 @@ def test_upload_then_bad_uploads_keep_the_corpus(app):
     uploader.set_value(("mine.txt", b"banana bandana banana cabana\n" * 5, "text/plain")).run()
     assert not app.exception
     good = app.session_state[state.CORPUS]
-    assert good.startswith("upload:") and any("Loaded mine.txt" in s.value for s in app.success)
+    assert good.startswith("upload:") and [shown(s.value) for s in app.success] == [
+        "Loaded mine.txt: 145 characters."]
     assert app.session_state[state.TRAINED].top_words[0] == ("banana", 10)
     for name, data, message in [
         ("pic.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00", "binary"),
@@ -144,7 +142,7 @@ def test_upload_then_bad_uploads_keep_the_corpus(app):
     ]:
         app.file_uploader(key=state.W_UPLOAD).set_value((name, data, "text/plain")).run()
         assert not app.exception
-        errors = [e.value for e in app.error]
+        errors = [shown(e.value) for e in app.error]
         assert any(message in e and "previous corpus is still loaded" in e for e in errors), errors
         assert app.session_state[state.CORPUS] == good
         assert app.session_state[state.TRAINED].top_words[0] == ("banana", 10)
@@ -165,8 +163,8 @@ def test_tricky_corpus_is_shown_literally(app):
     train_button(app).click().run()
     assert not app.exception and not app.error
     bodies = html_bodies(app)
-    words = next(h for h in bodies if "bpe-rows" in h)
-    assert "&lt;script&gt;" in words.replace('<span class="bpe-ws">·</span>', " ") or "&lt;" in words
+    start, end, pieces = frame(app, 0).passage  # text mode: one "word", so a passage of the text is shown
+    assert (start, end) == (0, 200) and "<script>" in "".join(pieces)  # sent as text, drawn with textContent
     for h in bodies:
         assert "<script" not in h and "<img" not in h
     app.switch_page("views/unseen.py").run()
@@ -177,20 +175,21 @@ def test_tricky_corpus_is_shown_literally(app):
 
 
 def test_absurd_settings_get_a_message_and_keep_the_result(app):
-    app.sidebar.number_input(key=state.W_MERGES).set_value(10_000_000)
-    train_button(app).click().run()
-    assert not app.exception
-    assert any("more than the engine allows" in e.value for e in app.error)
-    assert "<b>9</b> times" in card(app)  # the previous tokenizer is still on screen
-    app.sidebar.number_input(key=state.W_MERGES).set_value(10)
+    # The number boxes stop at the app's limit (the browser refuses more; a link is clamped).
+    assert app.sidebar.number_input(key=state.W_MERGES).max == state.MAX_APP_MERGES
+    assert app.sidebar.number_input(key=state.W_VOCAB).max == state.MAX_APP_MERGES
     app.sidebar.radio(key=state.W_TARGET).set_value("vocab")
     app.sidebar.number_input(key=state.W_VOCAB).set_value(5)
     train_button(app).click().run()
-    assert any("smaller than this corpus's alphabet" in e.value for e in app.error)
+    assert not app.exception
+    errors = [shown(e.value) for e in app.error]
+    assert len(errors) == 1 and errors[0].startswith("Could not train. A vocabulary of 5 is smaller than this corpus's")
+    assert errors[0].endswith("ask for at least 12. The previous result is still shown.")  # sentences, full stops
+    assert app.session_state[state.TRAINED].steps == 10  # the previous tokenizer is still on screen
     app.sidebar.selectbox(key=state.W_PRETOK).set_value("gpt2")
     app.sidebar.radio(key=state.W_TARGET).set_value("merges")
     train_button(app).click().run()
-    assert any("word mode always splits on whitespace" in e.value for e in app.error)
+    assert any("Word mode always splits on whitespace" in shown(e.value) for e in app.error)
 
 
 def test_link_reopens_the_same_view():
@@ -200,7 +199,7 @@ def test_link_reopens_the_same_view():
     at.run()
     assert not at.exception
     assert at.session_state[state.STEP] == 4 and at.session_state[state.PLAYING] is False
-    assert any("Step 4 of 9" in m.value for m in at.markdown)
+    assert frame(at).title == "Step 4 of 9"
     assert any("font-size: 21px" in h for h in html_bodies(at))  # presenter mode
     at.switch_page("views/unseen.py").run()
     assert at.text_input(key=state.W_WORDS).value == "lovely"
@@ -210,8 +209,10 @@ def test_bad_link_is_reported():
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.query_params.update({"mode": "weird", "merges": "many"})
     at.run()
-    assert any("ignored" in w.value for w in at.warning)
-    assert "<b>9</b> times" in card(at)
+    assert [shown(w.value) for w in at.warning] == [
+        "The link asked for something this app could not do. mode=weird in the link is not one of word, text, "
+        "bytes. merges=many in the link is not a whole number. The link's other settings were used."]
+    assert at.session_state[state.W_MODE] == "word" and at.session_state[state.TRAINED].steps == 10
 
 
 def test_presenter_toggle(app):
@@ -219,3 +220,28 @@ def test_presenter_toggle(app):
     app.sidebar.toggle(key=state.W_PRESENTER).set_value(True).run()
     assert any("font-size: 21px" in h for h in html_bodies(app))
     assert plotly_specs(app)[0]["layout"]["font"]["size"] == 17
+
+
+def test_end_of_word_is_off_where_it_does_nothing(app):
+    assert not app.sidebar.selectbox(key=state.W_EOW).disabled
+    for mode in ("bytes", "text"):
+        app.sidebar.selectbox(key=state.W_MODE).set_value(mode)
+        train_button(app).click().run()
+        eow = app.sidebar.selectbox(key=state.W_EOW)
+        assert eow.disabled and eow.help.startswith("Word mode only: text and bytes modes have no end-of-word")
+    app.sidebar.selectbox(key=state.W_MODE).set_value("word")
+    train_button(app).click().run()
+    assert not app.sidebar.selectbox(key=state.W_EOW).disabled
+
+
+def test_the_link_notice_is_shown_once_then_gone():
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params.update({"merges": "abc"})
+    at.run()
+    assert [shown(w.value) for w in at.warning] == [
+        "The link asked for something this app could not do. merges=abc in the link is not a whole number. "
+        "The link's other settings were used."]
+    at.switch_page("views/unseen.py").run()  # the user moves on: the notice was about the link
+    assert not at.warning
+    at.switch_page("views/train.py").run()
+    assert not at.warning

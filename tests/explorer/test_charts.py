@@ -78,3 +78,16 @@ def test_merge_tree_layout_and_figure(seed000_trained, word):
         assert "st&lt;/w&gt;<br><sub>r2</sub>" in texts
         tops = [a["text"] for a in fig["layout"]["annotations"] if a["borderwidth"] == 2]
         assert tops == ["lo<br><sub>r6</sub>", "we<br><sub>r0</sub>", "st&lt;/w&gt;<br><sub>r2</sub>"]
+
+
+def test_outside_text_in_a_figure_shows_as_its_characters():
+    """Plotly reads <b>, <br> and entities but not &quot;: a quote stays a quote, tags become text."""
+    from bpe_core import MergeNode
+
+    fig = charts.top_pairs_figure([('"', "<b>", 3), ("&amp;", "'", 2)], title='<i>"t"</i> & co')
+    layout = fig.to_dict()["layout"]
+    assert list(layout["yaxis"]["ticktext"]) == ['"  +  &lt;b&gt;', "&amp;amp;  +  '"]
+    assert layout["title"]["text"] == '&lt;i&gt;"t"&lt;/i&gt; &amp; co'
+    tree = charts.merge_tree_figure([MergeNode('"<', 0, MergeNode('"', None), MergeNode("<", None))])
+    texts = [a["text"] for a in tree.to_dict()["layout"]["annotations"]]
+    assert texts == ['"', "&lt;", '"&lt;<br><sub>r0</sub>']

@@ -9,9 +9,11 @@ import pytest
 from bpe_core import Settings, train
 from bpe_core.analysis import compare_segmentations, token_count_curve
 from explorer import compare_view as view
+from explorer import services
 from explorer import tokenizer_sources as sources
 from explorer.compare_view import Entry
 from explorer.io_service import Uploaded
+from explorer.training import TrainRequest, train_corpus
 from sample_corpora import load_corpus
 
 LESSON = load_corpus("seed000")  # the default corpus: the app's first tokenizer is word mode, 10 merges
@@ -33,10 +35,11 @@ def test_disputed_tokens_are_outlined_and_cuts_marked(word10):
     half = train(LESSON, merges=5)
     text = "lowest newer"
     comparison = compare_segmentations(text, [word10.encode(text), half.encode(text)])
-    assert comparison.disputed_cuts  # "lo|we|st" against "l|o|we|st": the cut after "l" is disputed
+    # "lo|we|st newer" against "l|o|we|st ne|w|er": the cuts after "l" (1) and after "new" (9)
+    assert comparison.disputed_cuts == frozenset({1, 9})
     full = view.column_html(word10, text, comparison.columns[0])
     short = view.column_html(half, text, comparison.columns[1])
-    assert full.count('class="cmp-disputed"') >= 1 and short.count('class="cmp-disputed"') >= 2
+    assert full.count('class="cmp-disputed"') == 2 and short.count('class="cmp-disputed"') == 4
     assert ">lo<" in full and 'class="bpe-id">17<' in full  # chips carry ids
     marked = view.marked_text_html(comparison)
     assert marked.count('class="cmp-cut"') == len(comparison.disputed_cuts)
@@ -121,6 +124,34 @@ def test_add_entry_refuses_duplicates_and_a_fifth():
         Entry("nonsense", "x", "x")
 
 
+@pytest.mark.parametrize("corpus_id, settings", [
+    ("seed000", Settings()), ("seed003", Settings(mode="text", tie_break="first")), ("seed002", Settings(mode="bytes")),
+])
+def test_first_merges_equals_training_with_fewer_merges(corpus_id, settings):
+    text = load_corpus(corpus_id)
+    full = train_corpus([text], TrainRequest(settings, "merges", 40))
+    for k in (0, 7, full.steps):
+        cut, trained = view.first_merges(full, k), train_corpus([text], TrainRequest(settings, "merges", k))
+        assert cut.request == trained.request and cut.tokenizer.merges == trained.tokenizer.merges
+        assert cut.tokenizer.vocab == trained.tokenizer.vocab
+        assert cut.tokenizer.trace == trained.tokenizer.trace and cut.stop_reason == trained.stop_reason
+        assert cut.tokenizer.training.top_pairs == trained.tokenizer.training.top_pairs
+        assert cut.curve == trained.curve
+        assert (cut.collapse_step, cut.top_words) == (trained.collapse_step, trained.top_words)
+        assert cut.tokenizer.encode(text).ids == trained.tokenizer.encode(text).ids
+
+
+def test_first_merges_past_the_end():
+    text = load_corpus("seed000")
+    stopped = train_corpus([text], TrainRequest(Settings(), "merges", 40))  # no pair is left after 18 merges
+    assert stopped.steps == 18
+    more = view.first_merges(stopped, 30)  # training with 30 merges stops at the same place
+    assert more.steps == 18 and more.stop_reason == stopped.stop_reason and more.request.amount == 30
+    reached = train_corpus([text], TrainRequest(Settings(), "merges", 10))
+    with pytest.raises(ValueError, match="only the first 10 merges"):
+        view.first_merges(reached, 11)  # merge 11 was never computed
+
+
 # ---- the page ------------------------------------------------------------------------------------
 
 def columns_html(at) -> list[str]:
@@ -142,6 +173,17 @@ def test_page_starts_with_the_sidebar_tokenizer_and_half_its_merges(app):
     assert any('class="cmp-cut"' in h for h in html_bodies(at))
     (curve,) = plotly_specs(at)
     assert len(curve["data"]) == 2  # both are trained here: both have a token-count curve
+
+
+def test_opening_the_page_trains_nothing(app, monkeypatch):
+    # The half-merges column is cut from the sidebar's training: on 5 MB training again took 12 s.
+    trained: list = []
+    monkeypatch.setattr(services, "train_cached", lambda *args, **kwargs: trained.append(args))
+    at = open_compare(app)
+    assert trained == [] and list(at.dataframe[0].value["merges"]) == [10, 5]
+    half = at.session_state[view.ENTRIES][1].trained
+    assert half.request == TrainRequest(Settings(), "merges", 5) and half.tokenizer.merges == \
+        at.session_state["trained"].tokenizer.merges[:5]
 
 
 def test_text_hex_toggle_and_removing(app):

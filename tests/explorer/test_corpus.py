@@ -58,3 +58,40 @@ def test_stats():
     assert (stats.characters, stats.words, stats.distinct_words) == (27, 7, 5)
     assert stats.alphabet == len(set("thecatandthedogtheend"))
     assert stats.top_words[0] == ("the", 3)
+
+
+# ---- one upload limit (issue 8, section 5) ----------------------------------------------------
+
+def test_the_upload_check_counts_the_bytes_the_widget_counts():
+    """The config gives the widget maxUploadSize MB; Streamlit's widget refuses more than that many
+    million bytes; the app's check, the page and the messages say the same 50,000,000 bytes."""
+    import pathlib
+    import re
+    import tomllib
+
+    import streamlit
+
+    from explorer import corpus
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    config = tomllib.loads((root / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["maxUploadSize"] == corpus.MAX_UPLOAD_MB == 50
+    # The installed widget converts megabytes to bytes with 1000 (1024 only on Windows): pin it.
+    bundle = pathlib.Path(streamlit.__file__).parent / "static" / "static" / "js"
+    assert any(re.search(r"\?1024:1e3", f.read_text(errors="ignore")) for f in bundle.glob("utils.*.js"))
+    assert corpus.MAX_UPLOAD_BYTES == config["server"]["maxUploadSize"] * 1000 * 1000 == 50_000_000
+    assert corpus.UPLOAD_LIMIT_TEXT == "50 MB (50,000,000 bytes)"
+    read_uploads([("max.txt", b"a" * 999 + b"\n")], max_bytes=1000)  # exactly the limit is fine
+    with pytest.raises(BPEError) as caught:
+        read_uploads([("big.txt", b"a" * (corpus.MAX_UPLOAD_BYTES + 1))])
+    assert str(caught.value) == ("Could not use the upload: big.txt is 50.0 MB (50,000,001 bytes), over the 50 MB "
+                                 "(50,000,000 bytes) limit. The previous corpus is still loaded.")
+
+
+def test_the_corpus_page_states_the_limit_and_gives_it_to_the_widget(app):
+    from explorer import corpus, state
+
+    app.switch_page("views/corpus.py").run()
+    uploader = app.file_uploader(key=state.W_UPLOAD)
+    assert uploader.proto.max_upload_size_mb == corpus.MAX_UPLOAD_MB
+    assert "up to 50 MB (50,000,000 bytes) in all" in uploader.label

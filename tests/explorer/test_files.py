@@ -195,3 +195,51 @@ def test_an_upload_goes_to_the_compare_page(app, byte_tok):
     table = at.dataframe[0].value
     assert table["tokenizer"].tolist()[1] == "vocab.json + merges.txt (GPT-2 vocab.json + merges.txt)"
     assert table["vocabulary"].tolist() == [22, byte_tok.vocab_size]
+
+
+# ---- file names from outside (issue 8, section 4) -------------------------------------------------
+
+CJK_NAME = "语" * 100 + ".json"  # 305 bytes: longer than a file name may be on disk (255)
+
+
+@pytest.mark.parametrize(("name", "shown_as"), [
+    (CJK_NAME, CJK_NAME),
+    ("../../x/../model.json", "model.json"),
+    ("C:\\Users\\me\\model.json", "model.json"),
+    ("**b** [l](https://example.invalid) <b>h</b>.json", "b>.json"),  # what is before a slash is a folder
+    ("n" * 300 + ".json", "n" * 119 + "…"),
+    ("", "upload-1"),
+])
+def test_any_file_name_reads_from_memory(byte_tok, name, shown_as):
+    ours = io_service.export_tokenizer(byte_tok).ours
+    loaded, problems = io_service.read_tokenizer_files([(name, ours)])
+    assert problems == [] and [u.name for u in loaded] == [shown_as]
+    assert loaded[0].tokenizer.merges == byte_tok.merges
+
+
+def test_a_readers_unexpected_error_is_one_line(monkeypatch, byte_tok):
+    def crash(*args, **kwargs):
+        raise RecursionError("deep")
+
+    monkeypatch.setattr(io_service, "load_bytes", crash)
+    loaded, problems = io_service.read_tokenizer_files([(CJK_NAME, io_service.export_tokenizer(byte_tok).ours)])
+    assert loaded == [] and problems == [f"{CJK_NAME} could not be read as a tokenizer (RecursionError)"]
+    monkeypatch.setattr(io_service, "detect_format", crash)
+    assert io_service.read_tokenizer_files([("x.json", b"{}")]) == (
+        [], ["x.json could not be read as a tokenizer (RecursionError)"])
+
+
+def test_a_long_or_crafted_file_name_on_the_page(app, byte_tok):
+    from plain_text import constructs, shown
+
+    at = open_files(app)
+    ours = io_service.export_tokenizer(byte_tok).ours
+    crafted = "**b** $x$ :red[r] [l](www.example.invalid) <b>h.json"
+    at.file_uploader(key="io_w_upload").set_value([(CJK_NAME, ours, "application/json"),
+                                                  (crafted, b"{broken", "application/json")]).run()
+    assert not at.exception
+    assert [shown(s.value) for s in at.success][-1:] == [f"Loaded {CJK_NAME} (our JSON): {byte_tok.vocab_size:,} "
+                                                    f"tokens, {len(byte_tok.merges):,} merges."]
+    (error,) = [e.value for e in at.error]
+    assert shown(error).startswith(f"{crafted} is not valid JSON") and constructs(error) == []
+    assert at.selectbox(key="io_w_pick").options == [f"{CJK_NAME} (our JSON)"]  # plain text, as it is

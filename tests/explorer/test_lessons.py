@@ -4,7 +4,7 @@ from bpe_core import Settings, train
 from sample_corpora import load_corpus
 
 from explorer import lessons, tables
-from explorer.longest_match import differences, longest_match
+from bpe_core.analysis.longest_match import WORD_CAP, differences
 from explorer.training import train_corpus
 
 
@@ -61,13 +61,16 @@ def test_longest_match_differs_from_bpe():
     plain = train(load_corpus("seed000"), Settings(eow="none"), merges=10)
     (word, bpe, greedy), = lessons.greedy_rows(plain, ["lower"])
     assert bpe == ["lo", "we", "r"] and greedy == ["low", "e", "r"]
-    assert differences(plain, ["newer", "lower", "lower"]) == [("lower", bpe, greedy)]
+    assert [(d.word, d.bpe, d.greedy) for d in differences(plain, ["newer", "lower", "lower"])] == [
+        ("lower", bpe, greedy)]
 
 
-def test_longest_match_basics():
-    assert longest_match([], {"a"}) == []
-    assert longest_match(["a", "b", "c"], {"abc", "ab"}) == ["abc"]
-    assert longest_match(["x", "y"], set()) == ["x", "y"]
+def test_greedy_rows_cut_a_long_word_at_the_cap():
+    plain = train(load_corpus("seed000"), Settings(eow="none"), merges=10)
+    (word, bpe, greedy), = lessons.greedy_rows(plain, ["lower" * 1000])
+    assert word == ("lower" * 1000)[:WORD_CAP] and len(word) == 2_000
+    assert greedy[:3] == ["low", "e", "r"] and len(greedy) == 3 * 400
+    assert bpe == plain.encode_word(word)
 
 
 def test_mismatch_on_small_texts():

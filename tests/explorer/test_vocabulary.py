@@ -47,7 +47,7 @@ def test_bytes_tokens_show_visible_spaces_and_hex_never_replacement_characters()
     tok = train("hello world 日本 " * 5 + "語", Settings(mode="bytes"), merges=20)
     frame = view.vocab_frame(vocabulary_table(tok))
     tokens = list(frame["token"])
-    assert "·world" in tokens or "·w" in tokens
+    assert "·world" in tokens and "·w" in tokens and "·日本" in tokens
     assert "<e6>" in tokens and not any("\ufffd" in t for t in tokens)
 
 
@@ -119,7 +119,7 @@ def test_life_story_and_jump_to_its_birth(app):
     assert [a["text"] for a in tree["layout"]["annotations"]] == ["n", "e", "ne<br><sub>r3</sub>"]
     at.button(key="voc_jump").click().run()
     assert at.session_state[state.STEP] == 4 and at.session_state[state.PLAYING] is False
-    assert any("Step 4 of 10" in m.value for m in at.markdown)  # now on the animation page
+    assert at.title[0].value == "Watch BPE learn"  # now on the animation page
 
 
 def test_an_uploaded_tokenizer_without_training_record(app):
@@ -133,3 +133,13 @@ def test_an_uploaded_tokenizer_without_training_record(app):
     assert len(at.dataframe[0].value) == 262
     assert metric(at, "Pair count when merged") == "—"
     assert not any(b.key == "voc_jump" for b in at.button)  # no animation to jump into
+    # The page describes the tokenizer it shows, not the sidebar's (seed 000, word mode).
+    from plain_text import shown
+
+    captions = [shown(c.value) for c in at.caption]
+    assert captions[1] == ("**vocab.json + merges.txt** · uploaded GPT-2 vocab.json + merges.txt · bytes mode, "
+                           "pre-tokenizer gpt2 · vocabulary 262 tokens · 6 merges")
+    assert not any("seed" in c.lower() or "word mode" in c for c in captions)
+    # Unknown numbers show as a dash, not "None".
+    assert all(d.proto.placeholder == "—" for d in at.dataframe)
+    assert captions[2].endswith("Rank and count are — for base symbols, which no merge made.")

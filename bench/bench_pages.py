@@ -1,0 +1,452 @@
+"""Time every page of the explorer, and the buttons that start work, in a real browser.
+
+    python bench/bench_pages.py                       # english sample, word/text/bytes, 2,000 merges
+    python bench/bench_pages.py --modes text --pages common-mistakes,side-by-side
+    python bench/bench_pages.py --no-upload --merges 500
+
+Starts its own `streamlit run explorer/app.py` on a free port and drives Debian's Chromium with
+Playwright. For each mode a new browser session opens the sample through a link
+(`/?corpus=english&mode=...&merges=...&step=1`; Watch training is the root), which trains it
+(timed, no target), then visits every page through the sidebar's links and presses the buttons that start work. A time
+runs from the click to the moment the script has finished (the app's `data-test-script-state`
+is back to `notRunning` after a run that began after the click), no element is stale and the
+"running" icon is gone; it is kept only if the page is still quiet 0.4 s later (otherwise the
+later finish counts). So each figure is what a person waits for: server time plus drawing.
+
+Targets (issue 8): each page and button <= 2 s once the corpus is trained; a 5 MB upload on the
+Corpus page to the first frame of the animation <= 5 s. Figures go to stdout and to
+bench/results/pages-latest.json.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import ROOT, machine_info, table, write_json  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+               "--disable-sync", "--no-first-run"]
+PAGE_TARGET = 2.0
+UPLOAD_TARGET = 5.0
+QUIET = 0.4  # seconds the page must stay finished for a time to count
+
+# url_path (explorer/app.py PAGES) -> the sidebar link's title
+PAGES = {
+    "watch": "Watch training",
+    "corpora": "Corpus",
+    "unseen-words": "Unseen words",
+    "seed-lessons": "Lessons",
+    "common-mistakes": "Common mistakes",
+    "side-by-side": "Compare tokenizers",
+    "vocab-table": "Vocabulary",
+    "import-export": "Import and export",
+    "bpe-dropout": "BPE-dropout",
+}
+# Visit order: the Watch page is opened by the link, so it is timed last (coming back to it);
+# the lessons go last because their buttons switch the session to a lesson corpus.
+ORDER = ["corpora", "unseen-words", "common-mistakes", "side-by-side", "vocab-table", "import-export",
+         "bpe-dropout", "watch", "seed-lessons"]
+
+# Installed once per page load: counts script runs that start and finish after `window.__bench.reset()`.
+OBSERVER_JS = """() => {
+  if (window.__bench) return;
+  const app = document.querySelector('[data-testid="stApp"]');
+  const b = window.__bench = {started: 0, finished: 0, finishedAt: 0, t0: 0,
+    reset() { this.started = 0; this.finished = 0; this.finishedAt = 0; this.t0 = performance.now(); }};
+  new MutationObserver(() => {
+    const s = app.getAttribute('data-test-script-state');
+    if (s === 'running' || s === 'rerunRequested') { if (b.started === b.finished) b.started++; }
+    else if (b.started > b.finished) { b.finished = b.started; b.finishedAt = performance.now(); }
+  }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+
+# True once a run that began after the reset has finished and the page shows only fresh elements.
+DONE_JS = """([path, text]) => {
+  const b = window.__bench, app = document.querySelector('[data-testid="stApp"]');
+  if (!b || !app || b.finished < 1 || b.started > b.finished) return false;
+  if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-stale="true"]')) return false;
+  if (document.querySelector('[data-testid^="stStatusWidgetRunning"]')) return false;
+  if (path && location.pathname !== path) return false;
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (text && !(main && main.innerText.includes(text))) return false;
+  return true;
+}"""
+
+# The first load of a link: the page is drawn and nothing runs.
+LOADED_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-stale="true"], [data-testid^="stStatusWidgetRunning"]')) return false;
+  return !!document.querySelector('[data-testid="stMain"] h1');
+}"""
+
+ERRORS_JS = """() => document.querySelectorAll(
+  '[data-testid="stMain"] [data-testid="stException"], [data-testid="stMain"] [data-testid="stAlertContentError"]'
+).length"""
+
+
+@dataclass
+class Row:
+    mode: str
+    what: str
+    seconds: float | None  # None: did not finish within the timeout
+    target: float | None
+    errors: int = 0
+    note: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def met(self) -> str:
+        if self.target is None:
+            return ""
+        return "met" if self.seconds is not None and self.seconds <= self.target else "MISSED"
+
+
+# ---- the server --------------------------------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(log_path: Path) -> tuple[subprocess.Popen, str]:
+    """`streamlit run explorer/app.py` on a free port, as tests/browser/conftest.py starts it."""
+    port = _free_port()
+    log = open(log_path, "w")  # noqa: SIM115 - closed with the process
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "explorer/app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"streamlit exited with code {process.returncode}; see {log_path}")
+        try:
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as answer:
+                if answer.read().decode().strip() == "ok":
+                    return process, base
+        except OSError:
+            pass
+        time.sleep(0.3)
+    process.terminate()
+    raise SystemExit(f"streamlit did not answer on {base} within 90 s")
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def server_rss_mb(process: subprocess.Popen) -> float | None:
+    try:
+        with open(f"/proc/{process.pid}/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+# ---- timing one action in the browser ------------------------------------------------------------
+
+def pathname(url_path: str) -> str:
+    """The address of a page: the default page (Watch training) lives at the root."""
+    return "/" if url_path == "watch" else f"/{url_path}"
+
+
+STATE_JS = """() => ({state: document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state'),
+  bench: window.__bench && [window.__bench.started, window.__bench.finished],
+  stale: document.querySelectorAll('[data-stale="true"]').length, path: location.pathname})"""
+
+
+def timed(page, act, *, path: str = "", text: str = "", timeout: float = 120.0, quiet: bool = True,
+          retry: bool = True, notes: list[str] | None = None) -> float | None:
+    """Seconds from `act()` until a run it started has finished and the page is fresh (None: timed out).
+
+    `path`: the page's url path the browser must then be on; `text`: what the page must then show.
+    A click that starts no run within 5 s was lost (it landed while the page was being replaced):
+    it is made again, and the time counts from the first click. What happened goes to `notes`.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    notes = notes if notes is not None else []
+    expected = [path and pathname(path), text]
+    page.evaluate(OBSERVER_JS)
+    page.evaluate("() => window.__bench.reset()")
+    act()
+    deadline = time.monotonic() + timeout
+    retried = False
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            notes.append(f"timed out: {page.evaluate(STATE_JS)}")
+            return None
+        try:
+            wait = min(left, 5.0) if retry and not retried else left
+            page.wait_for_function(DONE_JS, arg=expected, timeout=wait * 1000, polling=25)
+        except PlaywrightTimeout:
+            if retry and not retried and page.evaluate("() => window.__bench.started") == 0:
+                retried = True
+                notes.append("click made twice (the first started nothing)")
+                act()
+            continue
+        finished = page.evaluate("() => [window.__bench.finished, window.__bench.finishedAt - window.__bench.t0]")
+        if not quiet:
+            return finished[1] / 1000
+        page.wait_for_timeout(QUIET * 1000)
+        again = page.evaluate("() => window.__bench.finished")
+        if again == finished[0] and page.evaluate(DONE_JS, expected):
+            return finished[1] / 1000
+        # Another run began (a rerun or a page switch the first one asked for): wait for that one.
+
+
+def nav(page, path: str):
+    """A click on the sidebar's link to the page at `path` (a page switch within the session)."""
+    def act() -> None:
+        link = page.locator(f'[data-testid="stSidebarNav"] a[href="{page_base(page)}{pathname(path)}"]')
+        if not link.count():
+            more = page.locator('[data-testid="stSidebarNavViewButton"]')
+            if more.count():
+                more.first.click()
+        link.first.click()
+    return act
+
+
+def page_base(page) -> str:
+    return page.evaluate("() => location.origin")
+
+
+def click(page, selector: str, *, before=None):
+    def act() -> None:
+        page.locator(selector).first.click()
+    return act
+
+
+def errors_on(page) -> int:
+    return int(page.evaluate(ERRORS_JS))
+
+
+def open_expander_and_tab(page, expander_text: str, tab_text: str) -> None:
+    details = page.locator("[data-testid=stExpander] details").filter(has_text=expander_text).first
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    tab = page.get_by_role("tab", name=tab_text)
+    tab.first.wait_for(state="visible", timeout=10_000)
+    tab.first.click()
+
+
+# ---- a mode's run ------------------------------------------------------------------------------------
+
+def measure(rows: list[Row], mode: str, what: str, page, act, *, target: float | None = PAGE_TARGET,
+            note: str = "", **options) -> float | None:
+    """Time `act` (see `timed`) and add a row for it."""
+    notes: list[str] = [note] if note else []
+    try:
+        seconds = timed(page, act, notes=notes, **options)
+    except Exception as exc:  # noqa: BLE001 - a control that is missing or moved: report it, go on
+        notes.append(f"failed: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+        seconds = None
+    rows.append(Row(mode, what, seconds, target, errors_on(page), "; ".join(notes)))
+    return seconds
+
+
+def run_mode(browser, base: str, mode: str, args, rows: list[Row]) -> None:
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    page = context.new_page()
+    try:
+        link = f"{base}/?corpus={args.corpus}&mode={mode}&merges={args.merges}&step=1"
+        started = time.perf_counter()
+        page.goto(link)
+        page.wait_for_function(LOADED_JS, timeout=args.train_timeout * 1000, polling=50)
+        rows.append(Row(mode, f"open the link: train {args.merges:,} merges and draw", time.perf_counter() - started,
+                        None, errors_on(page), "training, no target"))
+        for path in [p for p in ORDER if p in args.pages]:
+            if path == "seed-lessons":
+                lessons(page, mode, args, rows)
+                continue
+            if measure(rows, mode, f"page {PAGES[path]}", page, nav(page, path), path=path,
+                       timeout=args.timeout) is None:
+                return  # the session is still busy: the rest of its figures would measure the wait
+            if path == "common-mistakes":
+                measure(rows, mode, "  button Run the comparison", page, click(page, ".st-key-run_mismatch button"),
+                        text="tokens per word with the", timeout=args.timeout,
+                        note="kept for the whole server after its first run")
+            if path == "side-by-side":
+                compare_buttons(page, mode, args, rows)
+    finally:
+        context.close()
+
+
+def compare_buttons(page, mode: str, args, rows: list[Row]) -> None:
+    open_expander_and_tab(page, "Add a tokenizer", "cl100k (GPT-4)")
+    measure(rows, mode, "  button Add cl100k_base", page, click(page, ".st-key-cmp_add_cl100k button"),
+            text="cl100k_base (GPT-4)", timeout=args.timeout, note="cl100k is loaded once per server")
+    open_expander_and_tab(page, "Add a tokenizer", "Train one here")
+    measure(rows, mode, "  button Train and add (this corpus, word, 20)", page,
+            click(page, '[data-testid=stMain] button:has-text("Train and add")'), text="word mode, 20 merges",
+            timeout=args.timeout, note="trains 20 merges on the corpus")
+
+
+LESSON_BUTTONS = [  # (tab title starts with, button key, what)
+    ("Seed 000", "open_seed000", "Open in the explorer (seed 000)"),
+    ("Seed 000", "open_seed000_try", "Try it in the explorer (seed 000)"),
+    ("Seed 003", "open_seed003", "Open in the explorer (seed 003)"),
+    ("Seed 002", "open_seed002", "Open in the explorer (seed 002)"),
+]
+
+
+def lessons(page, mode: str, args, rows: list[Row]) -> None:
+    for n, (tab, key, what) in enumerate(LESSON_BUTTONS):
+        what_nav = "page Lessons" if n == 0 else "  (back to Lessons)"
+        seconds = measure(rows, mode, what_nav, page, nav(page, "seed-lessons"), path="seed-lessons",
+                          timeout=args.timeout)
+        if n:
+            if seconds is not None:
+                rows.pop()  # coming back is the same page again: only a failure is worth a row
+        if seconds is None:
+            return
+        page.get_by_role("tab", name=tab).first.click()
+        # The button switches to the animation, which then plays: time it to the first finished run there.
+        measure(rows, mode, f"  button {what}", page, click(page, f".st-key-{key} button"), path="watch",
+                timeout=args.timeout, quiet=False)
+        pause = page.locator('[data-testid=stMain] button:has-text("Pause")')
+        if pause.count():  # an animation played by server reruns: pause it, so the next click meets a quiet page
+            pause.first.click()
+
+
+def upload(browser, base: str, mode: str, args, rows: list[Row]) -> None:
+    """A new session uploads a 5 MB text file on the Corpus page, then opens the animation."""
+    from sample_corpora import load_corpus
+
+    # A first line of its own, so that no cache keyed by the text can know this corpus already.
+    head = f"bench upload {mode} {time.time_ns()}\n".encode()
+    data = (head + load_corpus(args.corpus).encode("utf-8"))[: int(args.upload_mb * 1_000_000)]
+    data = data.decode("utf-8", errors="ignore").encode("utf-8")  # a cut may split a character
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"upload-{mode}.txt"
+        path.write_bytes(data)
+        context = browser.new_context(viewport={"width": 1440, "height": 1000})
+        page = context.new_page()
+        try:
+            page.goto(f"{base}/corpora?mode={mode}&merges={args.merges}&step=1")
+            page.wait_for_function(LOADED_JS, timeout=120_000, polling=50)
+            page.get_by_role("tab", name="Upload files").first.click()
+            size = f"{len(data) / 1e6:.1f} MB"
+            started = time.perf_counter()
+            uploaded = measure(rows, mode, f"upload {size}: read and train {args.merges:,} merges", page,
+                               lambda: page.locator(".st-key-w_upload input[type=file]").set_input_files(str(path)),
+                               target=None, path="corpora", text="Loaded", timeout=args.train_timeout, retry=False,
+                               note="on the Corpus page")
+            shown = None
+            if uploaded is not None:
+                # The page's summary names the corpus it shows: the upload, trained.
+                shown = measure(rows, mode, "  then open Watch training", page, nav(page, "watch"), target=None,
+                                path="watch", text=path.name, timeout=args.timeout)
+            total = time.perf_counter() - started - QUIET * 2 if shown is not None else None  # less the quiet checks
+            rows.append(Row(mode, f"upload {size} to its first frame", total, UPLOAD_TARGET, errors_on(page),
+                            "upload + training + opening Watch training"))
+        finally:
+            context.close()
+
+
+def _load() -> str:
+    try:
+        return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--modes", default="word,text,bytes", help="comma-separated: word, text, bytes")
+    parser.add_argument("--merges", type=int, default=2000)
+    parser.add_argument("--corpus", default="english", help="a sample corpus id (default: english, 5 MB)")
+    parser.add_argument("--pages", default="all", help=f"comma-separated url paths, or all: {', '.join(PAGES)}")
+    parser.add_argument("--upload-mb", type=float, default=5.0)
+    parser.add_argument("--no-upload", action="store_true", help="skip the upload measurement")
+    parser.add_argument("--timeout", type=float, default=90.0, help="seconds to wait for one page or button")
+    parser.add_argument("--train-timeout", type=float, default=300.0)
+    parser.add_argument("--json", default=None, help="where to write the results (default bench/results/)")
+    args = parser.parse_args(argv)
+    args.pages = list(PAGES) if args.pages == "all" else [p.strip() for p in args.pages.split(",") if p.strip()]
+    unknown = [p for p in args.pages if p not in PAGES]
+    if unknown:
+        parser.error(f"unknown page {', '.join(unknown)}; choose from {', '.join(PAGES)}")
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not os.path.exists(CHROMIUM):
+        raise SystemExit(f"{CHROMIUM} is missing: install Debian's chromium (scripts/install.sh does)")
+
+    from playwright.sync_api import sync_playwright
+
+    rows: list[Row] = []
+    log_path = Path(tempfile.gettempdir()) / f"bench-pages-server-{os.getpid()}.log"
+    began = time.perf_counter()
+    load_start = _load()
+    process, base = start_server(log_path)
+    rss: dict[str, float | None] = {"start": server_rss_mb(process)}
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+            try:
+                for mode in modes:
+                    steps = [("pages", run_mode)] + ([] if args.no_upload else [("upload", upload)])
+                    for name, step in steps:
+                        print(f"mode {mode}: {name} ...", file=sys.stderr, flush=True)
+                        try:
+                            step(browser, base, mode, args, rows)
+                        except Exception as exc:  # noqa: BLE001 - report it and go on with the next
+                            first = str(exc).splitlines()[0] if str(exc) else ""
+                            rows.append(Row(mode, f"{name}: stopped", None, None, 0,
+                                            f"{type(exc).__name__}: {first}"))
+                    rss[mode] = server_rss_mb(process)
+            finally:
+                browser.close()
+    finally:
+        stop_server(process)
+
+    def fmt(value: float | None) -> str:
+        return "timeout" if value is None else f"{value:.2f}"
+
+    print(f"Pages of the explorer in Chromium: corpus {args.corpus}, {args.merges:,} merges, "
+          f"modes {', '.join(modes)} (seconds from click to a finished, fresh page)")
+    print(table(["mode", "what", "seconds", "target", "", "errors", "note"],
+                [[r.mode, r.what, fmt(r.seconds), "" if r.target is None else f"<= {r.target:g}", r.met,
+                  r.errors or "", r.note] for r in rows], align="llrrlrl"))
+    judged = [r for r in rows if r.target is not None]
+    missed = [r for r in judged if r.met != "met"]
+    print(f"\ntargets met: {len(judged) - len(missed)} of {len(judged)}"
+          + (f"; missed: {', '.join(f'{r.mode} {r.what.strip()}' for r in missed)}" if missed else ""))
+    print("server RSS (MB): " + ", ".join(f"{k} {v:.0f}" for k, v in rss.items() if v is not None))
+    print(f"load average (1, 5, 15 min) at the start {load_start} and the end {_load()} on {os.cpu_count()} cores; "
+          "other work on the machine slows every figure")
+    print(f"whole run {time.perf_counter() - began:.0f} s; server log {log_path}")
+    out = write_json("pages", {"machine": machine_info(), "corpus": args.corpus, "merges": args.merges,
+                               "rows": [r.__dict__ | {"met": r.met} for r in rows], "rss_mb": rss}, args.json)
+    print(f"results: {out}")
+    return 1 if any(r.errors for r in rows) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,144 @@
+"""The training animation's player in a real Chromium: every merge drawn at 15 steps/s, fast scrubs.
+
+The player draws in the browser (explorer/player); these tests read the step it shows from its
+`data-step` attribute, every animation frame, with the browser's own clock (performance.now()).
+"""
+from __future__ import annotations
+
+import re
+import statistics
+
+import pytest
+from browser_helpers import shoot
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+# The player's root inside the component's shadow root.
+ROOT = """(() => {
+  for (const host of document.querySelectorAll('.stBidiComponent *')) {
+    const root = host.shadowRoot && host.shadowRoot.querySelector('.bp-root');
+    if (root) return root;
+  }
+  return document.querySelector('.bp-root');
+})()"""
+
+RECORD = """async (ms) => {
+  const seen = [];
+  const t0 = performance.now();
+  await new Promise((done) => {
+    const tick = () => {
+      const root = %s;
+      seen.push([performance.now() - t0, root ? Number(root.dataset.step) : -1]);
+      if (performance.now() - t0 < ms) requestAnimationFrame(tick); else done();
+    };
+    requestAnimationFrame(tick);
+  });
+  return seen;
+}""" % ROOT
+
+# Move the slider as a drag or a key press does (input, then change on release), then wait for the
+# frame: the time from the input to the new step shown.
+SCRUB = """async (target) => {
+  const root = %s;
+  const slider = root.getRootNode().querySelector('.bp-scrub');
+  const t0 = performance.now();
+  slider.value = String(target);
+  slider.dispatchEvent(new Event('input', {bubbles: true}));
+  slider.dispatchEvent(new Event('change', {bubbles: true}));
+  while (Number(root.dataset.step) !== target) {
+    await new Promise((next) => requestAnimationFrame(next));
+    if (performance.now() - t0 > 30000) return -1;
+  }
+  return performance.now() - t0;
+}""" % ROOT
+
+
+def open_player(page, server: str, path: str, timeout: int = 60_000) -> None:
+    page.goto(server + path)
+    expect(page.get_by_role("button", name="Play")).to_be_visible(timeout=timeout)
+
+
+def shown_step(page) -> int:
+    return int(page.evaluate(f"{ROOT}.dataset.step"))
+
+
+def test_playing_at_15_steps_a_second_shows_every_merge(page, server):
+    open_player(page, server, "/?corpus=multilingual&merges=200&step=1")
+    expect(page.get_by_text("Step 1 of 200", exact=False)).to_be_visible()
+    page.get_by_label("Speed (steps per second)").select_option("15")
+    page.get_by_role("button", name="Play").click()
+    expect(page.get_by_role("button", name="Pause")).to_be_visible()
+    page.wait_for_timeout(800)  # the press's own rerun redraws the curve once: measure the steady play
+    seen = page.evaluate(RECORD, 3000)
+    steps = [step for _, step in seen]
+    distinct = [s for i, s in enumerate(steps) if i == 0 or s != steps[i - 1]]
+    jumps = [(a, b) for a, b in zip(distinct, distinct[1:]) if b != a + 1]
+    seconds = seen[-1][0] / 1000
+    rate = (len(distinct) - 1) / seconds
+    assert not jumps, f"steps skipped: {jumps}"
+    assert rate >= 12, f"{rate:.1f} distinct steps a second at 15 steps/s ({distinct[0]}..{distinct[-1]})"
+    shoot(page, "player-playing")
+
+
+def test_pause_scrub_step_and_the_link(page, server):
+    open_player(page, server, "/?step=3")
+    expect(page.get_by_text("Step 3 of 10", exact=False)).to_be_visible()
+    slider = page.get_by_role("slider", name=re.compile("Merge step"))
+    slider.focus()
+    page.keyboard.press("End")
+    expect(page.get_by_text("Step 10 of 10", exact=False)).to_be_visible()
+    expect(page).to_have_url(re.compile(r"[?&]step=10\b"))  # the link follows a scrub
+    page.get_by_role("button", name="Play").click()  # at the end, play starts over
+    expect(page.get_by_text("Step 1 of 10", exact=False)).to_be_visible(timeout=10_000)
+    page.get_by_role("button", name="Pause").click()
+    paused_at = shown_step(page)
+    expect(page).to_have_url(re.compile(rf"[?&]step={paused_at}\b"))  # and a pause
+    page.wait_for_timeout(1500)
+    assert shown_step(page) == paused_at  # paused means paused
+    page.get_by_role("button", name="Forward").click()
+    page.get_by_role("button", name="Forward").click()
+    page.get_by_role("button", name="Back").click()
+    assert shown_step(page) == paused_at + 1
+    expect(page).to_have_url(re.compile(rf"[?&]step={paused_at + 1}\b"))
+
+
+def test_corpus_text_is_text_in_the_player(page, server):
+    open_player(page, server, "/?corpus=tricky&mode=text&step=0")
+    passage = page.locator(".bp-passage")
+    expect(passage).to_contain_text("<script>alert(1)</script>")
+    assert page.locator(".bp-root script, .bp-root img").count() == 0
+    expect(page.get_by_text("Tokens per character")).to_be_visible()
+    assert page.get_by_text("Tokens per word").count() == 0  # one giant "word": no per-word measure
+
+
+def scrub_times(page, targets: list[int]) -> list[float]:
+    times = []
+    for target in targets:
+        times.append(page.evaluate(SCRUB, target))
+        page.wait_for_timeout(700)  # let the server hear of it, as between two moves of a hand
+    return times
+
+
+def test_scrub_answers_within_300_ms_on_5_mb(page, server):
+    """5 MB of English, word mode, 5,000 merges: scrubs near and far from the frames the browser holds."""
+    open_player(page, server, "/?corpus=english&merges=5000&step=4000", timeout=300_000)
+    expect(page.get_by_text("Step 4,000 of 5,000", exact=False)).to_be_visible()
+    near = scrub_times(page, [4100, 4300, 3900, 4444])
+    far = scrub_times(page, [1000, 2500, 200, 4999, 3300])
+    assert all(0 <= t <= 300 for t in near), near
+    # A far scrub asks the server for the frames there: its round trip, on a machine shared with other work.
+    assert min(far) >= 0 and statistics.median(far) <= 300, far
+    shoot(page, "player-english-5mb")
+
+
+def test_scrub_in_text_mode_on_5_mb(page, server):
+    """Text mode without a pre-tokenizer: the whole 5 MB is one "word"; a passage is shown around each merge."""
+    open_player(page, server, "/?corpus=english&mode=text&merges=2000&step=1000", timeout=300_000)
+    expect(page.get_by_text("Step 1,000 of 2,000", exact=False)).to_be_visible()
+    expect(page.locator(".bp-passage")).to_be_visible()
+    near = scrub_times(page, [1010, 1050, 990])
+    far = scrub_times(page, [300, 1700, 1990])
+    assert all(0 <= t <= 300 for t in near), near
+    assert min(far) >= 0 and statistics.median(far) <= 300, far
+    shoot(page, "player-english-text")

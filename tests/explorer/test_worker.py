@@ -1,0 +1,130 @@
+"""The training pool: trainings run in worker processes, under a time and a memory limit, a few at a time."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from bpe_core import Settings
+from explorer.training import TrainRequest, train_corpus
+from explorer.worker import TrainingPool, memory_message, time_message
+from sample_corpora import load_corpus
+
+# Text mode without a pre-tokenizer on the 5 MB English sample: each merge scans long "words",
+# so 2,000 merges take many seconds and several hundred MB: a training to stop.
+HEAVY = TrainRequest(Settings(mode="text"), "merges", 2000)
+
+
+@pytest.fixture(scope="module")
+def english() -> str:
+    return load_corpus("english")
+
+
+def finish(job, seconds: float = 120.0):
+    assert job.wait(seconds), f"the job did not finish in {seconds} s (stage {job.stage})"
+    return job
+
+
+def wait_for_process(pool, job, seconds: float = 30.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        job.wait(0.05)  # keeps the job watched
+        process = pool.processes.get(job)
+        if process is not None and process.pid:
+            return process
+    raise AssertionError("the worker process did not start")
+
+
+def test_worker_trains_what_the_page_thread_trains(english):
+    pool = TrainingPool(workers=1)
+    for texts, request in (
+        ([load_corpus("seed000")], TrainRequest(Settings(), "merges", 10)),
+        ([load_corpus("seed003")], TrainRequest(Settings(mode="text", tie_break="first"), "vocab", 25)),
+        ([english[:300_000]], TrainRequest(Settings(mode="bytes"), "merges", 300)),
+        # Over a megabyte of Devanagari, in two texts: sent to the worker in pieces, joined back exactly.
+        ([load_corpus("hindi") * 500, "\u0928\u092e\u0938\u094d\u0924\u0947 " * 1000],
+         TrainRequest(Settings(), "merges", 30)),
+    ):
+        job = finish(pool.submit("key", texts, request))
+        here = train_corpus(texts, request)
+        assert job.error == "" and job.stage == "done"
+        assert job.result.tokenizer.merges == here.tokenizer.merges
+        assert job.result.curve == here.curve
+        assert job.result.top_words == here.top_words
+        assert job.result.collapse_step == here.collapse_step
+        assert job.result_bytes > 0
+    assert pool.running == 0 and pool.waiting == 0
+
+
+def test_a_bad_request_comes_back_as_its_message():
+    pool = TrainingPool(workers=1)
+    job = finish(pool.submit("key", ["   \n "], TrainRequest()))
+    assert job.result is None
+    assert job.error == "the corpus is empty (or only whitespace): there is nothing to train on"
+    assert job.lasting
+
+
+def test_a_training_over_the_time_limit_is_stopped_with_a_message(english):
+    pool = TrainingPool(workers=1, time_limit=1.0)
+    job = pool.submit("key", [english], HEAVY)
+    process = wait_for_process(pool, job)
+    finish(job)
+    assert job.result is None
+    assert job.error == time_message(1.0)
+    assert job.error.startswith("the training took longer than 1 s, the limit for one training here, and was stopped")
+    assert job.lasting  # the same request would fail the same way: the app does not retry it
+    assert process.poll() is not None
+    assert pool.running == 0
+
+
+def test_a_training_over_the_memory_limit_is_reported_in_words(english):
+    pool = TrainingPool(workers=1, memory_limit=400 * 1024**2)
+    job = finish(pool.submit("key", [english], HEAVY))
+    assert job.result is None
+    assert job.error == memory_message(400 * 1024**2)
+    assert job.error.startswith("this corpus with these settings needs more than 400 MB of memory")
+    # The server (this process) is untouched, and the pool trains the next request.
+    small = finish(pool.submit("key", [load_corpus("seed000")], TrainRequest()))
+    assert small.result.steps == 10
+
+
+def test_the_pool_survives_a_killed_worker(english):
+    pool = TrainingPool(workers=1)
+    job = pool.submit("key", [english], HEAVY)
+    process = wait_for_process(pool, job)
+    os.kill(process.pid, signal.SIGKILL)
+    finish(job)
+    assert job.error.startswith("the training process was killed by the system")
+    assert pool.running == 0
+    after = finish(pool.submit("key", [load_corpus("seed000")], TrainRequest()))
+    assert after.error == "" and after.result.steps == 10
+
+
+def test_trainings_beyond_the_cap_wait_their_turn(english):
+    pool = TrainingPool(workers=1)
+    first = pool.submit("first", [english], HEAVY)
+    wait_for_process(pool, first)
+    second = pool.submit("second", [load_corpus("seed000")], TrainRequest())
+    assert not second.wait(0.5)
+    assert second.stage == "waiting"
+    assert second.status() == "waiting for another training to finish; the server runs 1 at a time"
+    third = pool.submit("third", [load_corpus("seed000")], TrainRequest())
+    third.wait(0.3)
+    assert third.status() == ("waiting for another training to finish (2 trainings ahead); "
+                              "the server runs 1 at a time")
+    first.cancel()
+    finish(first)
+    assert first.error == "the training was cancelled" and not first.lasting
+    assert finish(second).result.steps == 10
+    assert finish(third).result.steps == 10
+    assert pool.running == 0 and pool.waiting == 0
+
+
+def test_a_job_nobody_waits_for_is_stopped(english):
+    pool = TrainingPool(workers=1, abandon_after=0.5)
+    job = pool.submit("key", [english], HEAVY)
+    assert job.finished.wait(60)  # not job.wait(): that would mean someone is still waiting
+    assert job.error == "the training was cancelled"
+    assert pool.running == 0
