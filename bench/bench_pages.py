@@ -21,18 +21,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _server  # noqa: E402
 from _common import ROOT, machine_info, table, write_json  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -117,45 +116,16 @@ class Row:
 
 # ---- the server --------------------------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start_server(log_path: Path) -> tuple[subprocess.Popen, str]:
     """`streamlit run explorer/app.py` on a free port, as tests/browser/conftest.py starts it."""
-    port = _free_port()
-    log = open(log_path, "w")  # noqa: SIM115 - closed with the process
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "explorer/app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"streamlit exited with code {process.returncode}; see {log_path}")
-        try:
-            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as answer:
-                if answer.read().decode().strip() == "ok":
-                    return process, base
-        except OSError:
-            pass
-        time.sleep(0.3)
-    process.terminate()
-    raise SystemExit(f"streamlit did not answer on {base} within 90 s")
+    port = _server.free_port()
+    command = [sys.executable, "-m", "streamlit", "run", "explorer/app.py", "--server.headless", "true",
+               "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+               "--server.fileWatcherType", "none"]
+    return _server.start(command, port=port, cwd=ROOT, log_path=log_path)
 
 
-def stop_server(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+stop_server = _server.stop
 
 
 def server_rss_mb(process: subprocess.Popen) -> float | None:

@@ -22,18 +22,19 @@ import gc
 import os
 import re
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _server  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -74,40 +75,15 @@ def serve(port: int) -> None:
     sys.exit(cli.main())
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start_server(*, in_thread: bool = False) -> tuple[subprocess.Popen, str]:
-    port = free_port()
+    port = _server.free_port()
     env = dict(os.environ, EXPLORER_TRAIN_IN_THREAD="1" if in_thread else "0")
-    log = open(ROOT / "bench" / "results" / "sessions-server.log", "w")  # noqa: SIM115 - lives with the server
-    process = subprocess.Popen([sys.executable, __file__, "--serve", str(port)], cwd=ROOT, stdout=log,
-                               stderr=subprocess.STDOUT, env=env)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"the server exited with code {process.returncode}; see {log.name}")
-        try:
-            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as answer:
-                if answer.read().decode().strip() == "ok":
-                    return process, base
-        except OSError:
-            time.sleep(0.3)
-    process.terminate()
-    raise SystemExit("the server did not start within 90 s")
+    log_path = ROOT / "bench" / "results" / "sessions-server.log"
+    return _server.start([sys.executable, __file__, "--serve", str(port)], port=port, cwd=ROOT,
+                         log_path=log_path, env=env)
 
 
-def stop_server(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+stop_server = _server.stop
 
 
 # ---- memory -----------------------------------------------------------------------------------
