@@ -32,8 +32,6 @@ TRAIN_FAILED = "train_failed"  # (cache key, message) of the last training stopp
 STEP = "step"  # the animation's step: merges applied so far
 PLAYING = "playing"
 SPEED = "speed"  # steps per second
-LAST_TICK = "last_tick"  # time.monotonic() of the last step the player advanced
-TIMER = "timer"  # (playing, speed) the animation's timer was registered with
 WORDS = "words"  # the unseen words
 TIMELINE = "timeline"  # the unseen words page's "after k merges"
 GOTO_TRAIN = "goto_train"  # set by a callback: switch to the animation page
@@ -56,16 +54,11 @@ W_LOWER = "w_lowercase"
 W_NORM = "w_normalization"
 W_MINFREQ = "w_min_frequency"
 W_PRESENTER = "w_presenter"
-W_STEP = "w_step"
-W_SPEED = "w_speed"
 W_WORDS = "w_words"
 W_TIMELINE = "w_timeline"
 W_UPLOAD = "w_upload"
 W_PASTE = "w_paste"
 W_ORDER = "w_wrong_order"
-B_BACK = "anim_back"
-B_PLAY = "anim_play"
-B_FORWARD = "anim_forward"
 B_USE_PASTE = "use_paste"
 B_RUN_MISMATCH = "run_mismatch"
 
@@ -118,8 +111,6 @@ DEFAULTS: dict[str, Any] = {
     STEP: 1,
     PLAYING: True,  # a newcomer sees BPE moving before touching anything
     SPEED: 1.0,
-    LAST_TICK: 0.0,
-    TIMER: None,
     WORDS: DEFAULT_WORDS,
     TIMELINE: None,
     GOTO_TRAIN: False,

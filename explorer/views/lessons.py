@@ -1,8 +1,6 @@
 """Lessons: each seed lesson reproduced with its exact numbers, one click from the animation."""
 from __future__ import annotations
 
-import time
-
 import streamlit as st
 
 from explorer import lessons, services, state, tables
@@ -24,7 +22,7 @@ def _open(lesson_key: str, *, merges: int | None = None, extra: bool = False) ->
     else:
         ss[state.CORPUS] = ss[state.W_CORPUS] = f"sample:{lesson.corpus_id}"
     state.apply_values(ss, {state.WORDS: lesson.words, state.STEP: 1, state.PLAYING: True,
-                            state.LAST_TICK: time.monotonic(), state.GOTO_TRAIN: True})
+                            state.GOTO_TRAIN: True})
 
 
 def _check(ok: bool, what: str) -> None:
