@@ -7,6 +7,8 @@ split this way are reported apart, so "cut before 日" and "cut inside 日" diff
 """
 from __future__ import annotations
 
+import re
+
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -236,9 +238,22 @@ def token_bytes_of(tokenizer: Tokenizer, token: str) -> bytes:
 def visible_whitespace(s: str) -> str:
     """Make whitespace visible: space ·, newline ↵, tab →, carriage return ␍, others as escapes.
 
+    Hex groups that `bytes_text` writes (`<e8 aa>`) keep their plain spaces.
+
     >>> visible_whitespace("a b\\n\\u00a0")
     'a·b↵\\\\xa0'
+    >>> visible_whitespace(" <e8 aa>")
+    '·<e8 aa>'
     """
+    return "".join(
+        part if _HEX_GROUP.fullmatch(part) else _visible(part) for part in _HEX_GROUP.split(s)
+    )
+
+
+_HEX_GROUP = re.compile(r"(<[0-9a-f]{2}(?: [0-9a-f]{2})*>)")
+
+
+def _visible(s: str) -> str:
     return "".join(
         _SHOWN_WHITESPACE.get(ch) or (ascii(ch)[1:-1] if ch.isspace() else ch) for ch in s
     )

@@ -318,3 +318,12 @@ def test_training_usage_equals_counting_the_corpus_again():
     from_training = vocabulary_table(tok)
     assert [r.uses for r in from_training] == [r.uses for r in recounted]
     assert sum(r.uses for r in from_training) == tok.trace[-1].total_tokens
+
+
+def test_vocabulary_shows_hex_groups_with_plain_spaces_and_text_spaces_as_dots():
+    from bpe_core.analysis import display_token, visible_whitespace
+
+    tok = train("hello world 日本 " * 5 + "語", Settings(mode="bytes"), merges=20)
+    shown = {visible_whitespace(display_token(tok, t)) for t in tok.vocab}
+    assert "·<e8 aa>" in shown and "·world" in shown
+    assert not any("<e8·" in s for s in shown)
