@@ -7,7 +7,9 @@ from typing import Any
 from _common import CASES
 
 
-def recount(text: str, settings_dict: dict[str, Any], prefix: list[tuple[str, str]], pairs: list[tuple[str, str]]) -> dict[str, int]:
+def recount(
+    text: str, settings_dict: dict[str, Any], prefix: list[tuple[str, str]], pairs: list[tuple[str, str]]
+) -> dict[str, int]:
     """How often each of `pairs` occurs once the merges in `prefix` are applied to the corpus."""
     from bpe_core import RankTable, Settings, encode_ranked
     from bpe_core.pretokenize import count_words, word_symbols

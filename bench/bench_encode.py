@@ -18,8 +18,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (  # noqa: E402
@@ -113,14 +114,14 @@ def main(argv: list[str] | None = None) -> int:
         tk_ids = cold_ids = warm_ids = None
         distinct = None
         for _ in range(repeat):
-            seconds, tk_ids = _timed(lambda: enc.encode_ordinary(text))
+            seconds, tk_ids = _timed(lambda text=text: enc.encode_ordinary(text))
             tk_times.append(seconds)
-            seconds, cold_ids = _timed(lambda: ours.encode_ids(text), before=clear)
+            seconds, cold_ids = _timed(lambda text=text: ours.encode_ids(text), before=clear)
             cold_times.append(seconds)
             distinct = len(set(ours.words_of(text)))
-            seconds, warm_ids = _timed(lambda: ours.encode_ids(text))
+            seconds, warm_ids = _timed(lambda text=text: ours.encode_ids(text))
             warm_times.append(seconds)
-            seconds, _ = _timed(lambda: split_words(normalize(text, settings), settings))
+            seconds, _ = _timed(lambda text=text: split_words(normalize(text, settings), settings))
             split_times.append(seconds)
         assert tk_ids is not None and cold_ids is not None and warm_ids is not None
         bad_cold, bad_warm = first_mismatch(tk_ids, cold_ids), first_mismatch(tk_ids, warm_ids)
@@ -148,36 +149,68 @@ def main(argv: list[str] | None = None) -> int:
             i = row["first_mismatch"]
             other = cold_ids if bad_cold is not None else warm_ids
             row["mismatch_context"] = {
-                "tiktoken": [enc.decode_single_token_bytes(t).decode("utf-8", "replace") for t in tk_ids[max(0, i - 3):i + 3]],
-                "ours": [enc.decode_single_token_bytes(t).decode("utf-8", "replace") for t in other[max(0, i - 3):i + 3]],
+                "tiktoken": [
+                    enc.decode_single_token_bytes(t).decode("utf-8", "replace") for t in tk_ids[max(0, i - 3) : i + 3]
+                ],
+                "ours": [
+                    enc.decode_single_token_bytes(t).decode("utf-8", "replace") for t in other[max(0, i - 3) : i + 3]
+                ],
             }
         results["texts"].append(row)
         print(f"  done: {name}", flush=True)
 
     rows = []
     for r in results["texts"]:
-        rows.append([
-            r["text"], fmt(mb(r["bytes"])), f"{r['tokens']:,}", "-" if r["distinct_pieces"] is None else f"{r['distinct_pieces']:,}",
-            fmt(r["tiktoken_mb_s"]), fmt(r["ours_cold_mb_s"]), fmt(r["ours_warm_mb_s"]),
-            fmt(r["cold_ratio"]), fmt(r["warm_ratio"]),
-            ("yes" if r["cold_ratio"] >= TARGET_RATIO else "no") + "/" + ("yes" if r["warm_ratio"] >= TARGET_RATIO else "no"),
-            fmt(r["split_only_mb_s"]),
-            "yes" if r["ids_identical"] else f"NO, first at {r['first_mismatch']}",
-        ])
+        rows.append(
+            [
+                r["text"],
+                fmt(mb(r["bytes"])),
+                f"{r['tokens']:,}",
+                "-" if r["distinct_pieces"] is None else f"{r['distinct_pieces']:,}",
+                fmt(r["tiktoken_mb_s"]),
+                fmt(r["ours_cold_mb_s"]),
+                fmt(r["ours_warm_mb_s"]),
+                fmt(r["cold_ratio"]),
+                fmt(r["warm_ratio"]),
+                ("yes" if r["cold_ratio"] >= TARGET_RATIO else "no")
+                + "/"
+                + ("yes" if r["warm_ratio"] >= TARGET_RATIO else "no"),
+                fmt(r["split_only_mb_s"]),
+                "yes" if r["ids_identical"] else f"NO, first at {r['first_mismatch']}",
+            ]
+        )
     print("\nThroughput in MB/s (UTF-8 input bytes / second); ratio = ours / tiktoken; target >= 0.33")
-    print(table(
-        ["text", "MB", "tokens", "pieces", "tiktoken", "ours cold", "ours warm", "cold ratio", "warm ratio",
-         "target c/w", "split only", "ids identical"],
-        rows,
-    ))
+    print(
+        table(
+            [
+                "text",
+                "MB",
+                "tokens",
+                "pieces",
+                "tiktoken",
+                "ours cold",
+                "ours warm",
+                "cold ratio",
+                "warm ratio",
+                "target c/w",
+                "split only",
+                "ids identical",
+            ],
+            rows,
+        )
+    )
     for r in results["texts"]:
         if "mismatch_context" in r:
-            print(f"  {r['text']}: tiktoken {r['mismatch_context']['tiktoken']!r}\n"
-                  f"  {' ' * len(r['text'])}  ours     {r['mismatch_context']['ours']!r}")
+            print(
+                f"  {r['text']}: tiktoken {r['mismatch_context']['tiktoken']!r}\n"
+                f"  {' ' * len(r['text'])}  ours     {r['mismatch_context']['ours']!r}"
+            )
     results["all_identical"] = all(r["ids_identical"] for r in results["texts"])
     n_ok = sum(1 for r in results["texts"] if r["ids_identical"])
-    print(f"\nAGREEMENT: {n_ok}/{len(results['texts'])} texts give identical ids"
-          + (" (all agree)" if results["all_identical"] else ""))
+    print(
+        f"\nAGREEMENT: {n_ok}/{len(results['texts'])} texts give identical ids"
+        + (" (all agree)" if results["all_identical"] else "")
+    )
     out = write_json("encode", results, args.json)
     print(f"results: {out}")
     return 0

@@ -292,9 +292,8 @@ def lessons(page, mode: str, args, rows: list[Row]) -> None:
         what_nav = "page Lessons" if n == 0 else "  (back to Lessons)"
         seconds = measure(rows, mode, what_nav, page, nav(page, "seed-lessons"), path="seed-lessons",
                           timeout=args.timeout)
-        if n:
-            if seconds is not None:
-                rows.pop()  # coming back is the same page again: only a failure is worth a row
+        if n and seconds is not None:
+            rows.pop()  # coming back is the same page again: only a failure is worth a row
         if seconds is None:
             return
         page.get_by_role("tab", name=tab).first.click()

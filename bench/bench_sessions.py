@@ -325,9 +325,12 @@ def part_sessions(browser, base: str, sampler: Sampler, pid: int, n: int, mb: fl
     after_close = rss_mb(pid)
     after_gc = settle(browser, base, pid)
     print(f"{n} sessions, each uploading a {mb:g} MB corpus and training it:")
-    print(f"  server RSS baseline (after a warm-up session and gc) {baseline:.0f} MB, all open {opened:.0f} MB, peak {peak:.0f} MB, "
-          f"after close {after_close:.0f} MB, after gc {after_gc:.0f} MB "
-          f"(after gc - baseline: {after_gc - baseline:+.0f} MB)")
+    print(
+        f"  server RSS baseline (after a warm-up session and gc) {baseline:.0f} MB, "
+        f"all open {opened:.0f} MB, peak {peak:.0f} MB, "
+        f"after close {after_close:.0f} MB, after gc {after_gc:.0f} MB "
+        f"(after gc - baseline: {after_gc - baseline:+.0f} MB)"
+    )
     log = (ROOT / "bench" / "results" / "sessions-server.log").read_text(errors="replace")
     probes = [line for line in log.splitlines() if line.startswith("bench: ")]
     if probes:
@@ -340,8 +343,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mb", type=float, default=50.0, help="size of session A's upload")
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--session-mb", type=float, default=5.0, help="size of each session's upload")
-    parser.add_argument("--in-thread", action="store_true",
-                        help="train in the page's thread, as the app did before the worker pool")
+    parser.add_argument(
+        "--in-thread", action="store_true", help="train in the page's thread, as the app did before the worker pool"
+    )
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:

@@ -40,22 +40,22 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _agreement import compare, explain  # noqa: E402
-from _profile import profile_ours  # noqa: E402
-from _tab_demo import print_tab_demo, tab_demo  # noqa: E402
 from _common import (  # noqa: E402
     CASES,
-    no_tqdm,
     CORPORA,
     QUICK_BYTES,
     corpus_path,
     fmt,
     machine_info,
     mb,
+    no_tqdm,
     proc_status,
     read_text,
     table,
     write_json,
 )
+from _profile import profile_ours  # noqa: E402
+from _tab_demo import print_tab_demo, tab_demo  # noqa: E402
 
 PEER_NAMES = {"hf-whitespace": "HF", "hf-bytelevel": "HF", "subword-nmt": "subword-nmt"}
 
@@ -250,10 +250,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smoke test: ~0.5 MB, 500 merges")
     parser.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
     parser.add_argument("--cases", nargs="+", choices=list(CASES), default=list(CASES))
-    parser.add_argument("--repeat", type=int, default=2, help="runs per engine and setting, fastest kept (default 2; --quick: 1)")
+    parser.add_argument(
+        "--repeat", type=int, default=2, help="runs per engine and setting, fastest kept (default 2; --quick: 1)"
+    )
     parser.add_argument("--hf-parallel", action="store_true", help="let HF use every core")
     parser.add_argument("--no-tab-demo", action="store_true")
-    parser.add_argument("--profile", action="store_true", help="only cProfile our trainer (first corpus, largest --merges)")
+    parser.add_argument(
+        "--profile", action="store_true", help="only cProfile our trainer (first corpus, largest --merges)"
+    )
     parser.add_argument("--profile-case", choices=list(CASES), default="word")
     parser.add_argument("--json", help="write the JSON results here (default: bench/results/)")
     parser.add_argument("--worker", nargs=2, metavar=("SPEC", "OUT"), help=argparse.SUPPRESS)
@@ -278,8 +282,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         name = args.corpora[0]
         report = profile_ours(texts[name], args.profile_case, max(merges_list))
-        print(f"cProfile: our trainer, {name} ({mb(len(texts[name].encode())):.2f} MB), "
-              f"case {CASES[args.profile_case]['label']}, {max(merges_list)} merges\n")
+        print(
+            f"cProfile: our trainer, {name} ({mb(len(texts[name].encode())):.2f} MB), "
+            f"case {CASES[args.profile_case]['label']}, {max(merges_list)} merges\n"
+        )
         print(report)
         out = write_json("profile", {"machine": machine_info(), "report": report}, args.json)
         print(f"results: {out}")
@@ -310,8 +316,7 @@ def main(argv: list[str] | None = None) -> int:
                 "for (it ran out of source material); the benchmark uses what it got."
             )
 
-    print(f"Training benchmark  (HF threads: {results['hf_threads']}; one fresh process per run; "
-          f"fastest of {repeat})")
+    print(f"Training benchmark  (HF threads: {results['hf_threads']}; one fresh process per run; fastest of {repeat})")
     explanations: list[str] = []
     with tempfile.TemporaryDirectory(prefix="bench-train-") as tmpdir:
         tmp = Path(tmpdir)
@@ -322,10 +327,13 @@ def main(argv: list[str] | None = None) -> int:
                     peer_engine = CASES[case]["peer"]
                     ours_runs, peer_runs = [], []
                     for _ in range(repeat):  # alternate ours and the peer, keep each one's fastest
-                        ours_runs.append(run_worker(
-                            {**spec_base, "engine": "ours", "settings": CASES[case]["ours"]},
-                            hf_parallel=args.hf_parallel, tmp=tmp,
-                        ))
+                        ours_runs.append(
+                            run_worker(
+                                {**spec_base, "engine": "ours", "settings": CASES[case]["ours"]},
+                                hf_parallel=args.hf_parallel,
+                                tmp=tmp,
+                            )
+                        )
                         peer_runs.append(
                             run_worker({**spec_base, "engine": peer_engine}, hf_parallel=args.hf_parallel, tmp=tmp)
                         )
@@ -369,17 +377,29 @@ def main(argv: list[str] | None = None) -> int:
             rows.append([r["corpus"], r["merges_requested"], r["case"], r["engine"], "ERROR", "", "", "", "", ""])
             continue
         phase = f"{r['count_seconds']:.2f}+{r['merge_seconds']:.2f}" if r["engine"] == "ours" else ""
-        rows.append([
-            r["corpus"], r["merges_requested"], r["case"], r["engine"], fmt(r["seconds"]), phase,
-            fmt(r["peak_kib"] / 1024, 0), fmt((r["peak_kib"] - r["rss_before_kib"]) / 1024, 0),
-            r["merges_made"], fmt(r.get("loadavg_1min_before"), 1),
-        ])
+        rows.append(
+            [
+                r["corpus"],
+                r["merges_requested"],
+                r["case"],
+                r["engine"],
+                fmt(r["seconds"]),
+                phase,
+                fmt(r["peak_kib"] / 1024, 0),
+                fmt((r["peak_kib"] - r["rss_before_kib"]) / 1024, 0),
+                r["merges_made"],
+                fmt(r.get("loadavg_1min_before"), 1),
+            ]
+        )
     print("\nRuns (wall seconds of the training call; MiB = peak RSS of the process / growth over")
     print("RSS just before training; ours 'count+merge' = word counting + merge loop)")
-    print(table(
-        ["corpus", "merges", "case", "engine", "seconds", "count+merge", "peak MiB", "+MiB", "made", "load"],
-        rows, align="lrllrrrrrr",
-    ))
+    print(
+        table(
+            ["corpus", "merges", "case", "engine", "seconds", "count+merge", "peak MiB", "+MiB", "made", "load"],
+            rows,
+            align="lrllrrrrrr",
+        )
+    )
 
     rows = []
     for c in results["comparisons"]:
@@ -394,28 +414,53 @@ def main(argv: list[str] | None = None) -> int:
             agree = f"NO ({c.get('note', '')})"
         peer_s = c["peer_seconds"]
         ours_s = c["ours_merge_seconds"] if c["peer"] == "subword-nmt" else c["ours_seconds"]
-        rows.append([
-            c["corpus"], c["merges"], CASES[c["case"]]["label"], PEER_NAMES[c["peer"]],
-            fmt(ours_s), fmt(peer_s), f"{c['ratio_name']} = {c['ratio']:.2f}",
-            " ".join(f"{r:.2f}" for r in c["paired_ratios"]),
-            f"{c['ours_peak_mib']:.0f}/{c['peer_peak_mib']:.0f}", agree,
-        ])
+        rows.append(
+            [
+                c["corpus"],
+                c["merges"],
+                CASES[c["case"]]["label"],
+                PEER_NAMES[c["peer"]],
+                fmt(ours_s),
+                fmt(peer_s),
+                f"{c['ratio_name']} = {c['ratio']:.2f}",
+                " ".join(f"{r:.2f}" for r in c["paired_ratios"]),
+                f"{c['ours_peak_mib']:.0f}/{c['peer_peak_mib']:.0f}",
+                agree,
+            ]
+        )
     print("\nComparisons (ours s = whole train() against HF, merge loop only against subword-nmt;")
     print("ratio from the fastest runs; 'each repeat': the ratio of every ours/peer pair of runs)")
-    print(table(
-        ["corpus", "merges", "case", "peer", "ours s", "peer s", "ratio", "each repeat", "peak MiB ours/peer",
-         "merges agree"],
-        rows, align="lrllrrllrl",
-    ))
+    print(
+        table(
+            [
+                "corpus",
+                "merges",
+                "case",
+                "peer",
+                "ours s",
+                "peer s",
+                "ratio",
+                "each repeat",
+                "peak MiB ours/peer",
+                "merges agree",
+            ],
+            rows,
+            align="lrllrrllrl",
+        )
+    )
     nmt = [c for c in results["comparisons"] if c.get("ratio_name", "").startswith("subword-nmt")]
     if nmt:
         met = sum(1 for c in nmt if c["ratio"] >= 6)
-        print(f"  target subword-nmt/ours >= 6: met in {met}/{len(nmt)} comparisons "
-              f"(lowest {min(c['ratio'] for c in nmt):.2f})")
+        print(
+            f"  target subword-nmt/ours >= 6: met in {met}/{len(nmt)} comparisons "
+            f"(lowest {min(c['ratio'] for c in nmt):.2f})"
+        )
     slow = [c for c in results["comparisons"] if c.get("ratio_name") == "ours/HF" and c["ratio"] > 3]
     for c in slow:
-        print(f"  slower than 3x HF: {c['corpus']} {c['merges']} {c['case']}: {c['ratio']:.1f}x "
-              f"({c['ratio'] / 3:.1f}x over the 3x budget)")
+        print(
+            f"  slower than 3x HF: {c['corpus']} {c['merges']} {c['case']}: {c['ratio']:.1f}x "
+            f"({c['ratio'] / 3:.1f}x over the 3x budget)"
+        )
     notes = [c for c in results["comparisons"] if c.get("note")]
     for c in notes:
         print(f"  note: {c['corpus']} {c['merges']} {c['case']}: {c['note']}")
@@ -430,8 +475,10 @@ def main(argv: list[str] | None = None) -> int:
     comps = results["comparisons"]
     results["all_agree"] = bool(comps) and all(c.get("agree") for c in comps)
     agreeing = sum(1 for c in comps if c.get("agree"))
-    print(f"\nAGREEMENT: {agreeing}/{len(comps)} comparisons give identical merge lists"
-          + (" (all agree)" if results["all_agree"] else ""))
+    print(
+        f"\nAGREEMENT: {agreeing}/{len(comps)} comparisons give identical merge lists"
+        + (" (all agree)" if results["all_agree"] else "")
+    )
     out = write_json("train", results, args.json)
     print(f"results: {out}")
     return 0 if all("error" not in c for c in comps) else 1

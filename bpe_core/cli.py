@@ -277,6 +277,7 @@ class _ProgressBar:
 
 def _run_trace(args: argparse.Namespace) -> int:
     tok = load_any(args.model, merges=args.merges_file)
+    rows: list[tuple[int, str, str, str, int | None]]
     if tok.trace:
         rows = [(m.rank, m.left, m.right, m.token, m.count) for m in tok.trace]
     else:

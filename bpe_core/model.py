@@ -4,10 +4,10 @@ from __future__ import annotations
 import numbers
 import operator
 import random
-from itertools import chain
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
 
 from .encoder import MergeStep, RankTable, encode_dropout, encode_ranked, merge_steps
 from .pretokenize import (
@@ -85,7 +85,7 @@ class Tokenizer:
                 vocab.setdefault(unk_token, len(vocab))
         self.vocab = vocab
         self.unk_token = unk_token if unk_token in vocab else None
-        self.unk_id = vocab[unk_token] if self.unk_token else None
+        self.unk_id = vocab[self.unk_token] if self.unk_token is not None else None
         if concat_ranks is not None:
             self.table = RankTable(concat_ranks, concat=True)
         else:
@@ -272,7 +272,8 @@ class Tokenizer:
             tokens = [id_to_token[i] for i in ids]
         except KeyError as exc:
             raise BPEError(
-                f"token id {exc.args[0]} is not in this tokenizer's vocabulary (ids run from 0 to {len(id_to_token) - 1:,})"
+                f"token id {exc.args[0]} is not in this tokenizer's vocabulary "
+                f"(ids run from 0 to {len(id_to_token) - 1:,})"
             ) from None
         return self.decode_tokens(tokens)
 
@@ -326,7 +327,7 @@ def _token_id_arg(value: object) -> int:
     """A token id given to decode, as an int; floats, bools and the like are refused."""
     if not isinstance(value, bool):
         try:
-            return operator.index(value)  # ints and NumPy integers, never floats
+            return operator.index(value)  # type: ignore[arg-type]  # ints and NumPy integers, never floats
         except TypeError:
             pass
     raise BPEError(f"token ids are whole numbers; {value!r} ({type_name(value)}) is not a token id")
@@ -375,7 +376,12 @@ def train(
         for n, text in enumerate(texts, 1):
             require_str(text, what=f"text {n:,} of {len(texts):,}")
     return train_from_counts(
-        count_words(texts, settings), settings, merges=merges, vocab_size=vocab_size, top_k=top_k, progress=progress,
+        count_words(texts, settings),
+        settings,
+        merges=merges,
+        vocab_size=vocab_size,
+        top_k=top_k,
+        progress=progress,
         max_token_length=max_token_length,
     )
 
@@ -407,7 +413,12 @@ def train_from_counts(
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
         raise BPEError(f"top_k must be a whole number of 1 or more, not {top_k!r}")
     result = train_counts(
-        word_counts, settings, merges=merges, vocab_size=vocab_size, top_k=top_k, progress=progress,
+        word_counts,
+        settings,
+        merges=merges,
+        vocab_size=vocab_size,
+        top_k=top_k,
+        progress=progress,
         max_token_length=max_token_length,
     )
     return Tokenizer(

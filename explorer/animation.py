@@ -12,7 +12,6 @@ import logging
 from typing import Any
 
 import streamlit as st
-
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from bpe_core import BPEError

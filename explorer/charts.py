@@ -146,7 +146,9 @@ def compression_figure(
             "mode": "markers",
             "marker": {"color": CHOSEN, "size": 12},
             "showlegend": False,
-            "hovertext": [f"step {step}: {curve.total_tokens[step]:,} tokens, {curve.tokens_per_word[step]:.2f} per word"],
+            "hovertext": [
+                f"step {step}: {curve.total_tokens[step]:,} tokens, {curve.tokens_per_word[step]:.2f} per word"
+            ],
             "hoverinfo": "text",
         },
     ]
@@ -177,8 +179,13 @@ def compression_figure(
         "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
         "xaxis": {"title": {"text": "merges (step)"}, "range": [0, max(1, curve.steps)], "anchor": "y3"},
         "yaxis": {"title": {"text": "total tokens"}, "domain": [0.42, 1], "range": [0, top]},
-        "yaxis2": {"title": {"text": "tokens per word"}, "overlaying": "y", "side": "right",
-                   "range": [0, top * per_word], "showgrid": False},
+        "yaxis2": {
+            "title": {"text": "tokens per word"},
+            "overlaying": "y",
+            "side": "right",
+            "range": [0, top * per_word],
+            "showgrid": False,
+        },
         "yaxis3": {"title": {"text": "split words"}, "domain": [0, 0.3], "rangemode": "tozero"},
         "legend": {"orientation": "h", "y": -0.22},
         "shapes": shapes,
@@ -188,8 +195,16 @@ def compression_figure(
 
 
 def _vline(x: float, colour: str, dash: str) -> dict:
-    return {"type": "line", "x0": x, "x1": x, "xref": "x", "y0": 0, "y1": 1, "yref": "paper",
-            "line": {"color": colour, "width": 2, "dash": dash}}
+    return {
+        "type": "line",
+        "x0": x,
+        "x1": x,
+        "xref": "x",
+        "y0": 0,
+        "y1": 1,
+        "yref": "paper",
+        "line": {"color": colour, "width": 2, "dash": dash},
+    }
 
 
 def layout_tree(trees: Sequence[MergeNode]) -> tuple[list[dict], list[tuple[int, int]]]:
@@ -281,8 +296,14 @@ def merge_tree_figure(
             }
         )
     data = [
-        {"type": "scatter", "x": ex, "y": ey, "mode": "lines", "line": {"color": "#999", "width": 1.5},
-         "hoverinfo": "skip"},
+        {
+            "type": "scatter",
+            "x": ex,
+            "y": ey,
+            "mode": "lines",
+            "line": {"color": "#999", "width": 1.5},
+            "hoverinfo": "skip",
+        },
         {
             "type": "scatter",
             "x": [n["x"] for n in nodes],

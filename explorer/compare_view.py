@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from bpe_core import Settings, Tokenizer
-from bpe_core.analysis import Comparison, ComparedToken, Column, hex_bytes, token_bytes_of, visible_whitespace
+from bpe_core.analysis import Column, ComparedToken, Comparison, hex_bytes, token_bytes_of, visible_whitespace
 
 from .charts import figure
 from .render import Chip, chip_html, escape, hue, token_text

@@ -106,7 +106,9 @@ def pasted_corpus(text: str) -> Corpus:
         raise BPEError(f"The pasted text is over the {UPLOAD_LIMIT_TEXT} limit. The previous corpus is still loaded.")
     d = digest(text)
     first = " ".join(text.split())[:40]
-    return Corpus(key=f"paste:{d}", title=f"Pasted: {first}…" if len(first) == 40 else f"Pasted: {first}", text=text, digest=d)
+    return Corpus(
+        key=f"paste:{d}", title=f"Pasted: {first}…" if len(first) == 40 else f"Pasted: {first}", text=text, digest=d
+    )
 
 
 @dataclass(frozen=True)

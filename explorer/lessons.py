@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from itertools import accumulate
 from dataclasses import dataclass
+from itertools import accumulate
 
 from bpe_core import Settings, Tokenizer, encode_replay, train
 from bpe_core.analysis.longest_match import GreedyVocabulary, compare
@@ -116,14 +116,16 @@ def wrong_orders(merges: Sequence[tuple[str, str]], *, seed: int = 0) -> dict[st
     }
 
 
-def order_rows(tokenizer: Tokenizer, words: Sequence[str], wrong: Sequence[tuple[str, str]]) -> list[tuple[str, list[str], list[str]]]:
+def order_rows(
+    tokenizer: Tokenizer, words: Sequence[str], wrong: Sequence[tuple[str, str]]
+) -> list[tuple[str, list[str], list[str]]]:
     """(word, right pieces, pieces with the merges replayed in the wrong order)."""
-    return [
-        (w, tokenizer.encode_word(w), encode_replay(tokenizer.initial_symbols(w), wrong)) for w in words
-    ]
+    return [(w, tokenizer.encode_word(w), encode_replay(tokenizer.initial_symbols(w), wrong)) for w in words]
 
 
-def marker_rows(with_marker: Tokenizer, without: Tokenizer, words: Sequence[str]) -> list[tuple[str, list[str], list[str]]]:
+def marker_rows(
+    with_marker: Tokenizer, without: Tokenizer, words: Sequence[str]
+) -> list[tuple[str, list[str], list[str]]]:
     """(word, pieces with </w>, pieces with no end-of-word marker)."""
     return [(w, with_marker.encode_word(w), without.encode_word(w)) for w in words]
 

@@ -251,7 +251,8 @@ def word_rows_html(rows: Sequence[WordRow], *, byte_level: bool = False) -> str:
         mark = '<span class="bpe-mark" title="changed by this merge">●</span>' if row.changed else (
             '<span class="bpe-mark"></span>'
         )
-        more = '<span class="bpe-more" title="only the start of this long piece is shown">…</span>' if row.truncated else ""
+        more = '<span class="bpe-more" title="only the start of this long piece is shown">…</span>'
+        more = more if row.truncated else ""
         lines.append(
             f'<div class="{cls}">{mark}<span class="bpe-count">×{row.count:,}</span>'
             f"{chips_html(row.chips, byte_level=byte_level)}{more}</div>"
@@ -283,7 +284,8 @@ def merge_card_html(
         '<div class="bpe-card">'
         f'<div class="bpe-merge">{c(left)}<span class="bpe-op">+</span>{c(right)}'
         f'<span class="bpe-op">→</span>{chip_html(Chip(token, birth=rank, new=True), byte_level=byte_level)}</div>'
-        f'<div class="bpe-facts"><span><b>{count:,}</b> time{"" if count == 1 else "s"}</span><span>rank <b>{rank}</b> (step {rank + 1})</span>'
+        f'<div class="bpe-facts"><span><b>{count:,}</b> time{"" if count == 1 else "s"}</span>'
+        f"<span>rank <b>{rank}</b> (step {rank + 1})</span>"
         f"<span>vocabulary <b>{vocab_size:,}</b></span></div></div>"
     )
 

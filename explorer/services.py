@@ -266,7 +266,9 @@ def _train_in_worker(corpus: Corpus, request: TrainRequest, key: tuple,
     return job.result, _bundle_memory(job.result, job.result_bytes)
 
 
-def train_cached(corpus: Corpus, request: TrainRequest, *, slot: st.delta_generator.DeltaGenerator | None = None) -> Trained:
+def train_cached(
+    corpus: Corpus, request: TrainRequest, *, slot: st.delta_generator.DeltaGenerator | None = None
+) -> Trained:
     """The trained bundle for (corpus, request), from this session's cache or trained now."""
     check_request(request)
     ss = st.session_state
@@ -325,6 +327,7 @@ def corpus_title(key: str) -> str:
 
 
 # ---- lessons (the same for everyone) ---------------------------------------------------------
+
 
 @st.cache_resource(show_spinner=False)
 def lesson_trained(lesson_key: str) -> Trained:

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe_core.settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS
-
 from bpe_core import BPEError
+from bpe_core.settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS
 
 from . import services, state
 

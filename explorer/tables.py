@@ -74,7 +74,12 @@ def pieces_table(pieces: Sequence[str], tokenizer: Tokenizer) -> pd.DataFrame:
         ids.append(found if found is not None else tokenizer.unk_id)
     return pd.DataFrame(
         {
-            "token": [token_text(p, byte_level=byte_level) if p in tokenizer.vocab else f"<unk> ({token_text(p, byte_level=byte_level)})" for p in pieces],
+            "token": [
+                token_text(p, byte_level=byte_level)
+                if p in tokenizer.vocab
+                else f"<unk> ({token_text(p, byte_level=byte_level)})"
+                for p in pieces
+            ],
             "id": ids,
             "made by rank": [birth.get(p) for p in pieces],
         }

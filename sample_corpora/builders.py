@@ -15,8 +15,8 @@ import os
 import re
 import sysconfig
 import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Iterator, Sequence
 
 #: A complete English build must reach at least this many bytes; anything
 #: smaller means the standard library sources are missing (for example a

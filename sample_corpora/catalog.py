@@ -19,9 +19,10 @@ import os
 import platform
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .builders import build_english, build_python, sources_tag
 

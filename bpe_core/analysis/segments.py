@@ -8,14 +8,13 @@ split this way are reported apart, so "cut before 日" and "cut inside 日" diff
 from __future__ import annotations
 
 import re
-
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..model import Encoding, Tokenizer
-from ..settings import BPEError
 from ..pretokenize import char_to_byte
+from ..settings import BPEError
 
 _SHOWN_WHITESPACE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
 
@@ -208,7 +207,7 @@ def _utf8_parts(data: bytes) -> list[str | bytes]:
             good, bad, i = data[i:bad_start].decode("utf-8"), data[bad_start:bad_end], bad_end
         for n, piece in enumerate(good.split("\ufffd")):
             if n:
-                _append_run(parts, "\ufffd".encode("utf-8"))
+                _append_run(parts, "\ufffd".encode())
             _append_run(parts, piece)
         _append_run(parts, bad)
     return parts

@@ -47,7 +47,7 @@ def require_id(value: Any, what: str) -> int:
 
 def require_vocab(raw: Any, what: str) -> dict[str, int]:
     """A {token: id} mapping with whole-number ids (0 to MAX_TOKEN_ID), each used once."""
-    require(isinstance(raw, dict) and raw, f"{what} must be a non-empty object mapping tokens to ids")
+    require(isinstance(raw, dict) and bool(raw), f"{what} must be a non-empty object mapping tokens to ids")
     owner: dict[int, str] = {}
     for token, token_id in raw.items():
         if not isinstance(token_id, int) or isinstance(token_id, bool) or not 0 <= token_id <= MAX_TOKEN_ID:
@@ -76,7 +76,8 @@ def kind_of(value: Any) -> str:
         return "true/false"
     if isinstance(value, (int, float)):
         return repr(value)
-    return {str: "a string", list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {str: "a string", list: "a list", dict: "an object"}
+    return names.get(type(value), type(value).__name__)
 
 
 # ---- files ----------------------------------------------------------------------------------

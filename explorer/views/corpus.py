@@ -5,8 +5,8 @@ import streamlit as st
 
 from bpe_core import BPEError
 from explorer import services, state, tables
-from explorer.render import as_sentence, md_escape
 from explorer.corpus import MAX_UPLOAD_MB, UPLOAD_LIMIT_TEXT, pasted_corpus, read_uploads
+from explorer.render import as_sentence, md_escape
 
 ss = st.session_state
 
@@ -35,7 +35,10 @@ def _uploaded() -> None:
     finally:
         services.release_uploads(files)  # the text is read: Streamlit need not keep the bytes too
     dropped = services.add_user_corpus(corpus)
-    ss[state.CORPUS_NOTICE] = ("success", f"Loaded {corpus.title.removeprefix('Uploaded: ')}: {len(corpus.text):,} characters. {dropped}".strip())
+    ss[state.CORPUS_NOTICE] = (
+        "success",
+        f"Loaded {corpus.title.removeprefix('Uploaded: ')}: {len(corpus.text):,} characters. {dropped}".strip(),
+    )
 
 
 def _pasted() -> None:
@@ -64,8 +67,14 @@ with samples_tab:
         current = " (in use)" if ss[state.CORPUS] == key else ""
         left.markdown(f"**{md_escape(corpus.title)}**{current}  \n{md_escape(corpus.description)}")
         left.caption(f"Source: {md_escape(corpus.source)}. Licence: {md_escape(corpus.licence)}.")
-        right.button("Use", key=state.b_use_sample(corpus.id), on_click=_use_sample, args=(key,), disabled=bool(current),
-                     width="stretch")
+        right.button(
+            "Use",
+            key=state.b_use_sample(corpus.id),
+            on_click=_use_sample,
+            args=(key,),
+            disabled=bool(current),
+            width="stretch",
+        )
 with upload_tab:
     st.file_uploader(
         f"Upload one or more UTF-8 text files (.txt), up to {UPLOAD_LIMIT_TEXT} in all. Several files are "

@@ -43,8 +43,14 @@ tab000, tab003, tab002 = st.tabs([lessons.SEED000.title, lessons.SEED003.title, 
 
 with tab000:
     lesson = lessons.SEED000
-    st.button("Open in the explorer", key=state.b_open_lesson("seed000"), on_click=_open, args=("seed000",), type="primary",
-              icon=":material/play_arrow:")
+    st.button(
+        "Open in the explorer",
+        key=state.b_open_lesson("seed000"),
+        on_click=_open,
+        args=("seed000",),
+        type="primary",
+        icon=":material/play_arrow:",
+    )
     st.markdown("Word mode, a separate `</w>` after each word, ties broken by (count, pair), **10 merges**.")
     tok = services.lesson_trained("seed000").tokenizer
     st.dataframe(tables.lesson_merges_table(tok.trace), hide_index=True, width="stretch")
@@ -56,33 +62,54 @@ with tab000:
     _check(unseen == lessons.EXPECTED_000_UNSEEN, "lowest, newer, wider, slow")
 
     st.subheader("Try it yourself")
-    st.markdown(f'Add "{lessons.TRY_IT_EXTRA}" to the corpus and train again: watch which merge appears, and '
-                "where. Then raise the merge count from 10 to 20 and find the point where every corpus word is "
-                "a single token.")
+    st.markdown(
+        f'Add "{lessons.TRY_IT_EXTRA}" to the corpus and train again: watch which merge appears, and '
+        "where. Then raise the merge count from 10 to 20 and find the point where every corpus word is "
+        "a single token."
+    )
     tried = services.try_it_yourself()
     moves = tables.try_it_table(tried)
     st.dataframe(moves, hide_index=True, width="stretch")
     new = moves[moves["change"] == "new"]
     if len(new):
         first = new.iloc[0]
-        st.markdown(f"With the extra words, **{md_escape(first['new token'])}** appears at step {first['step']} "
-                    f"(seen {first['seen']} times).")
-    st.markdown(f"With 20 merges, every word of the lesson's corpus is a single token after **step "
-                f"{tried.collapse_before}**; with \"{lessons.TRY_IT_EXTRA}\" added, after **step "
-                f"{tried.collapse_after}**. Merges after that point cannot shorten the corpus any more.")
-    st.button("Try it in the explorer (extra words, 20 merges)", key=state.b_open_lesson("seed000", "try"), on_click=_open,
-              args=("seed000",), kwargs={"merges": 20, "extra": True})
+        st.markdown(
+            f"With the extra words, **{md_escape(first['new token'])}** appears at step {first['step']} "
+            f"(seen {first['seen']} times)."
+        )
+    st.markdown(
+        f"With 20 merges, every word of the lesson's corpus is a single token after **step "
+        f'{tried.collapse_before}**; with "{lessons.TRY_IT_EXTRA}" added, after **step '
+        f"{tried.collapse_after}**. Merges after that point cannot shorten the corpus any more."
+    )
+    st.button(
+        "Try it in the explorer (extra words, 20 merges)",
+        key=state.b_open_lesson("seed000", "try"),
+        on_click=_open,
+        args=("seed000",),
+        kwargs={"merges": 20, "extra": True},
+    )
 
 with tab003:
     lesson = lessons.SEED003
-    st.button("Open in the explorer", key=state.b_open_lesson("seed003"), on_click=_open, args=("seed003",), type="primary",
-              icon=":material/play_arrow:")
-    st.markdown("Text mode (spaces are characters too), no pre-tokenizer, ties broken by the pair seen first, "
-                "until the **vocabulary has 25 tokens**.")
+    st.button(
+        "Open in the explorer",
+        key=state.b_open_lesson("seed003"),
+        on_click=_open,
+        args=("seed003",),
+        type="primary",
+        icon=":material/play_arrow:",
+    )
+    st.markdown(
+        "Text mode (spaces are characters too), no pre-tokenizer, ties broken by the pair seen first, "
+        "until the **vocabulary has 25 tokens**."
+    )
     trained = services.lesson_trained("seed003")
     tok = trained.tokenizer
-    st.markdown(f"The text has {trained.alphabet} distinct characters, so 25 tokens leave room for "
-                f"{25 - trained.alphabet} merges.")
+    st.markdown(
+        f"The text has {trained.alphabet} distinct characters, so 25 tokens leave room for "
+        f"{25 - trained.alphabet} merges."
+    )
     st.dataframe(tables.added_tokens_table(tok.trace), hide_index=True, width="stretch")
     _check([m.token for m in tok.trace] == lessons.EXPECTED_003_ADDED, "the 9 added tokens")
     final = tok.encode(services.sample_text("seed003")).tokens
@@ -92,10 +119,17 @@ with tab003:
 
 with tab002:
     lesson = lessons.SEED002
-    st.button("Open in the explorer", key=state.b_open_lesson("seed002"), on_click=_open, args=("seed002",), type="primary",
-              icon=":material/play_arrow:")
-    st.markdown("Twelve sentences about cats and dogs, lowercased, word mode with `</w>`, "
-                "asking for a **vocabulary of 120**.")
+    st.button(
+        "Open in the explorer",
+        key=state.b_open_lesson("seed002"),
+        on_click=_open,
+        args=("seed002",),
+        type="primary",
+        icon=":material/play_arrow:",
+    )
+    st.markdown(
+        "Twelve sentences about cats and dogs, lowercased, word mode with `</w>`, asking for a **vocabulary of 120**."
+    )
     trained = services.lesson_trained("seed002")
     tok = trained.tokenizer
     st.markdown(
@@ -104,8 +138,12 @@ with tab002:
         "tokens and the unknown token), not 120."
     )
     st.dataframe(tables.round_trip_table(tok, lessons.SEED002_INPUTS), hide_index=True, width="stretch")
-    st.markdown("'z' never occurs in the corpus, so it becomes `<unk>` and decodes as `<unk>`: "
-                "\"unrecognized\" comes back as `unrecogni<unk>ed`. Every other character was seen, so "
-                "even a new word is spelled out from known pieces.")
-    st.caption("The lesson's own encoder forgets to add `</w>` to each word, so its decode runs the words "
-               "together; the engine adds it, and every input decodes back to its words.")
+    st.markdown(
+        "'z' never occurs in the corpus, so it becomes `<unk>` and decodes as `<unk>`: "
+        '"unrecognized" comes back as `unrecogni<unk>ed`. Every other character was seen, so '
+        "even a new word is spelled out from known pieces."
+    )
+    st.caption(
+        "The lesson's own encoder forgets to add `</w>` to each word, so its decode runs the words "
+        "together; the engine adds it, and every input decodes back to its words."
+    )

@@ -6,7 +6,9 @@ import streamlit as st
 from explorer import animation, pages_common, tables
 from explorer.render import cap_token
 
-trained = pages_common.header("Watch BPE learn", "Each step glues the most frequent neighbouring pair into one new token.")
+trained = pages_common.header(
+    "Watch BPE learn", "Each step glues the most frequent neighbouring pair into one new token."
+)
 if trained is not None:
     animation.show(trained, presenter=pages_common.presenter())
     with st.expander(f"All {trained.steps:,} merges as a table"):

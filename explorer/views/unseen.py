@@ -51,9 +51,13 @@ counts = {m.rank: m.count for m in tok.trace}
 for index, word in enumerate(words):
     pieces = tok.encode_word(word)
     unknown = [p for p in pieces if p not in tok.vocab]
-    chips = [Chip(p, token_id=tok.vocab.get(p, tok.unk_id), birth=tok.birth.get(p), unknown=p in unknown) for p in pieces]
+    chips = [
+        Chip(p, token_id=tok.vocab.get(p, tok.unk_id), birth=tok.birth.get(p), unknown=p in unknown) for p in pieces
+    ]
     with st.container(border=True):
-        st.markdown(f"#### {md_escape(token_text(word, byte_level=False))} → {len(pieces)} token{'s' * (len(pieces) != 1)}")
+        st.markdown(
+            f"#### {md_escape(token_text(word, byte_level=False))} → {len(pieces)} token{'s' * (len(pieces) != 1)}"
+        )
         left, right = st.columns([1, 1], gap="medium")
         with left:
             st.markdown("**Pieces** (small numbers are token ids)")
@@ -62,8 +66,9 @@ for index, word in enumerate(words):
                 st.caption("Red pieces were never seen in training: they become the unknown token.")
             at_k = tok.encode_word(word, limit=k)
             st.markdown(f"**After {k:,} merge{'s' * (k != 1)}**")
-            st.html(chips_html([Chip(p, birth=tok.birth.get(p), unknown=p in unknown) for p in at_k],
-                               byte_level=byte_level))
+            st.html(
+                chips_html([Chip(p, birth=tok.birth.get(p), unknown=p in unknown) for p in at_k], byte_level=byte_level)
+            )
             made = sorted({(tok.birth[p], p) for p in pieces if p in tok.birth})
             if made:
                 st.markdown("**Jump to the step that created a piece**")
@@ -71,13 +76,22 @@ for index, word in enumerate(words):
                 for j, (rank, piece) in enumerate(made):
                     jump_cols[j % len(jump_cols)].button(
                         f"{md_escape(token_text(piece, byte_level=byte_level))} · step {rank + 1}",
-                        key=state.b_jump(index, rank), on_click=_goto, args=(rank + 1,), width="stretch")
+                        key=state.b_jump(index, rank),
+                        on_click=_goto,
+                        args=(rank + 1,),
+                        width="stretch",
+                    )
         with right:
             st.markdown("**Merge tree** (each node: token and the rank of the merge that made it)")
             trees = [merge_tree(tok, p) for p in pieces]
-            st.plotly_chart(charts.merge_tree_figure(trees, counts=counts, byte_level=byte_level, unknown=unknown,
-                                                     presenter=pages_common.presenter()),
-                            key=f"tree_{index}", config={"displayModeBar": False}, width="stretch")
+            st.plotly_chart(
+                charts.merge_tree_figure(
+                    trees, counts=counts, byte_level=byte_level, unknown=unknown, presenter=pages_common.presenter()
+                ),
+                key=f"tree_{index}",
+                config={"displayModeBar": False},
+                width="stretch",
+            )
         built = tok.merge_steps(word)
         st.markdown("**How it was built:** the merges that fired, in order")
         if built:

@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from bpe_core import Settings, train
 from bpe_core.formats import save_gpt2
 
+
 def shot_on_failure(test):
     """Keep a screenshot of the page as it was when the test failed (screenshots/issue4-failed-NAME.png)."""
     @functools.wraps(test)

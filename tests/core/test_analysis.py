@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import SEED000
 from bpe_core import BPEError, Encoding, Settings, train
 from bpe_core.analysis import (
     boundaries,
@@ -21,6 +20,7 @@ from bpe_core.analysis import (
 )
 from bpe_core.formats.tiktoken import tokenizer_from_ranks
 from bpe_core.pretokenize import bytes_to_symbols, count_words
+from tests.conftest import SEED000
 
 BYTES_CORPUS = "café café 日本 日本 日本語 naïve é"
 

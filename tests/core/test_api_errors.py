@@ -141,7 +141,10 @@ def test_a_vocabulary_of_exactly_the_alphabet_and_zero_merges_give_no_merges():
         ({("l", "o"): 3}, "the words of word counts must be str, not tuple (('l', 'o'))"),
         ({7: 3}, "the words of word counts must be str, not int (7)"),
         ({"": 3}, "word counts hold an empty word: every word needs at least one character"),
-        ({"lo\ud800w": 3}, SURROGATE.replace("the text", "a word of the word counts").replace("character 3", "character 2")),
+        (
+            {"lo\ud800w": 3},
+            SURROGATE.replace("the text", "a word of the word counts").replace("character 3", "character 2"),
+        ),
         (["low", "lower"], "word counts must be a mapping of word -> count, not list"),
     ],
 )
@@ -175,13 +178,17 @@ def test_absurd_targets_say_what_is_wrong(target, message):
 
 def test_limit_must_be_a_number_of_merges(tok):
     _refused(lambda: tok.encode("low", limit=-1), "limit must be a whole number of merges, 0 or more, or None; not -1")
-    _refused(lambda: tok.encode("low", limit="2"), "limit must be a whole number of merges, 0 or more, or None; not '2'")
+    _refused(
+        lambda: tok.encode("low", limit="2"), "limit must be a whole number of merges, 0 or more, or None; not '2'"
+    )
 
 
 def test_binary_detection_reads_the_whole_input():
     text = "plain prose. " * 10_000  # 130,000 bytes
     data = text.encode() + b"\x00" + b"more prose"
     assert len(data) > 100_000
-    with pytest.raises(BPEError, match=re.escape("upload.txt looks like a binary file (it contains NUL bytes), not text")):
+    with pytest.raises(
+        BPEError, match=re.escape("upload.txt looks like a binary file (it contains NUL bytes), not text")
+    ):
         check_text(data, name="upload.txt")
     assert check_text(text.encode(), name="upload.txt") == text

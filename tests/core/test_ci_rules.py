@@ -27,7 +27,8 @@ MODULE_SKIP = 'import pytest\npytest.importorskip("no_such_module_for_ci_rules")
 
 
 @pytest.mark.parametrize(
-    ("value", "ci"), [("", False), ("0", False), ("false", False), ("FALSE", False), ("1", True), ("true", True), ("yes", True)]
+    ("value", "ci"),
+    [("", False), ("0", False), ("false", False), ("FALSE", False), ("1", True), ("true", True), ("yes", True)],
 )
 def test_which_values_of_ci_mean_ci(monkeypatch, value, ci):
     monkeypatch.setenv("CI", value)

@@ -4,10 +4,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
-from tests.conftest import SEED000
 from bpe_core import BPEError, Settings, encode_ranked, encode_replay, merge_tree, train
+from tests.conftest import SEED000
 
 PROFILE = dict(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CORPUS = (
@@ -117,7 +119,12 @@ def test_limit_shows_the_word_as_training_went(seed000):
 def test_merge_steps_list_the_merges_that_fire(seed000):
     tok = train(seed000, merges=10)
     steps = tok.merge_steps("lowest")
-    assert [(s.rank, s.left, s.right) for s in steps] == [(0, "w", "e"), (1, "t", "</w>"), (2, "s", "t</w>"), (6, "l", "o")]
+    assert [(s.rank, s.left, s.right) for s in steps] == [
+        (0, "w", "e"),
+        (1, "t", "</w>"),
+        (2, "s", "t</w>"),
+        (6, "l", "o"),
+    ]
     assert steps[-1].pieces == ("lo", "we", "st</w>")
 
 

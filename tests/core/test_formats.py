@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from bpe_core import BPEError, Settings, Tokenizer, train
 from bpe_core.formats import (
@@ -30,7 +32,6 @@ from bpe_core.formats import (
 from bpe_core.formats.huggingface import WORD_END
 from bpe_core.pretokenize import symbols_to_bytes
 from tests.conftest import ROOT, SEED000, require
-
 
 
 def hf_lib():
@@ -242,7 +243,8 @@ def test_hf_export_agrees_on_any_text(trained_hf, text):
 
 def hf_suffix_model(*, nfkc_lowercase: bool = False):
     hf_lib()
-    from tokenizers import Tokenizer as HFTokenizer, models, normalizers, pre_tokenizers, trainers
+    from tokenizers import Tokenizer as HFTokenizer
+    from tokenizers import models, normalizers, pre_tokenizers, trainers
 
     hf = HFTokenizer(models.BPE(unk_token="<unk>", end_of_word_suffix="</w>"))
     if nfkc_lowercase:

@@ -6,7 +6,9 @@ see a bug there; `tokenizers` (Rust, Oniguruma regexes) and `tiktoken` (Rust) ca
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from bpe_core import Settings
 from bpe_core.formats.tiktoken import load_tiktoken
@@ -54,8 +56,11 @@ def test_byte_table_is_the_alphabet_of_tokenizers_byte_level(tokenizers):
 def test_byte_table_maps_every_utf8_byte_as_tokenizers_does(tokenizers):
     """Every byte that UTF-8 text can hold, written by `tokenizers`' ByteLevel pre-tokenizer."""
     level = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
-    chars = [chr(c) for c in [*range(0x80), *range(0x80, 0x800, 3), *range(0x800, 0x10000, 97), *range(0x10000, 0x110000, 4099)]
-             if not 0xD800 <= c <= 0xDFFF]
+    chars = [
+        chr(c)
+        for c in [*range(0x80), *range(0x80, 0x800, 3), *range(0x800, 0x10000, 97), *range(0x10000, 0x110000, 4099)]
+        if not 0xD800 <= c <= 0xDFFF
+    ]
     seen: set[int] = set()
     for ch in chars:
         ((theirs, _),) = level.pre_tokenize_str(ch)
@@ -93,7 +98,7 @@ def test_gpt2_split_equals_tokenizers_byte_level(tokenizers, text):
 
 def test_gpt4_pattern_is_tiktokens(cl100k_pair):
     _, theirs = cl100k_pair
-    assert GPT4_PATTERN == theirs._pat_str
+    assert theirs._pat_str == GPT4_PATTERN
 
 
 @hyp_settings(**PROFILE)

@@ -5,7 +5,9 @@ import random
 from itertools import accumulate
 
 import pytest
-from hypothesis import given, settings as hyp_settings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from bpe_core import Settings, train
 from bpe_core.analysis.longest_match import (
@@ -40,7 +42,9 @@ def plain():
 
 def test_the_lessons_longest_match_mistake(plain):
     row = compare(plain, "lower")
-    assert row == GreedyComparison(word="lower", bpe=["lo", "we", "r"], greedy=["low", "e", "r"], capped=False, length=5)
+    assert row == GreedyComparison(
+        word="lower", bpe=["lo", "we", "r"], greedy=["low", "e", "r"], capped=False, length=5
+    )
     assert row.differs
     assert differences(plain, ["newer", "lower", "lower"]) == [row]
     assert not compare(plain, "newer").differs

@@ -108,7 +108,7 @@ def test_a_rank_files_merges_derived_by_many_threads_at_once():
         errors: list[BaseException] = []
         start = threading.Barrier(WORKERS)
 
-        def look(tok: Tokenizer = tok) -> None:
+        def look(tok: Tokenizer = tok, start=start, got=got, errors=errors) -> None:
             try:
                 start.wait()
                 got.append(_views(tok))
@@ -137,10 +137,11 @@ def test_lazy_attributes_computed_by_many_threads_at_once():
         errors: list[BaseException] = []
         start = threading.Barrier(WORKERS)
 
-        def look(tok: Tokenizer = tok) -> None:
+        def look(tok: Tokenizer = tok, start=start, got=got, errors=errors) -> None:
             try:
                 start.wait()
-                got.append((tok.merges, tok.birth, tok.children, tok.base, tok.id_to_token, merge_tree(tok, "newest</w>")))
+                tree = merge_tree(tok, "newest</w>")
+                got.append((tok.merges, tok.birth, tok.children, tok.base, tok.id_to_token, tree))
             except BaseException as exc:  # noqa: BLE001
                 errors.append(exc)
 

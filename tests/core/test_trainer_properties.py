@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from bpe_core import Settings, encode_ranked, encode_replay, train
 from bpe_core.pretokenize import count_words, word_symbols
@@ -66,7 +68,9 @@ def test_longest_token_limit_equals_reference(texts, which, merges, longest):
 def test_the_longest_token_limit_says_why_training_stopped():
     tok = train("abcabcabc abcabcabc", Settings(mode="text"), merges=50, max_token_length=4)
     assert tok.merges == [("b", "c"), ("a", "bc"), ("abc", " ")]
-    assert tok.training.stop_reason == "every pair left would make a token longer than 4 characters, the longest allowed"
+    assert (
+        tok.training.stop_reason == "every pair left would make a token longer than 4 characters, the longest allowed"
+    )
     unlimited = train("abcabcabc abcabcabc", Settings(mode="text"), merges=50, max_token_length=None)
     assert unlimited.merges[-1][0] + unlimited.merges[-1][1] == "abcabcabc abcabcabc"
 
@@ -83,12 +87,16 @@ def test_top_pairs_are_the_reference_ranking(texts, which, merges, top_k):
     assert fast.top_pairs == [ranked[:top_k] for ranked, _ in steps]
 
 
-@pytest.mark.parametrize("which", [
-    Settings(mode="word", eow="suffix", tie_break="count-pair"),
-    Settings(mode="word", eow="none", tie_break="hf"),
-    Settings(mode="text", pretokenizer="none", tie_break="first"),
-    Settings(mode="bytes", pretokenizer="gpt2", tie_break="hf"),
-], ids=lambda s: f"{s.mode}-{s.tie_break}")
+@pytest.mark.parametrize(
+    "which",
+    [
+        Settings(mode="word", eow="suffix", tie_break="count-pair"),
+        Settings(mode="word", eow="none", tie_break="hf"),
+        Settings(mode="text", pretokenizer="none", tie_break="first"),
+        Settings(mode="bytes", pretokenizer="gpt2", tie_break="hf"),
+    ],
+    ids=lambda s: f"{s.mode}-{s.tie_break}",
+)
 def test_long_training_equals_reference(which):
     """Hundreds of merges on a few thousand characters: counts fall to 1, so stale index positions,
     overstated heap entries and ties all occur many times over."""
@@ -182,7 +190,9 @@ def test_descending_keys_order_tokens_backwards(data, symbols):
     """The count-pair tie-break's keys: a < b exactly when key(a) > key(b), for any tokens made of
     the base symbols (prefixes and characters beyond the BMP included)."""
     key = Descending(symbols)
-    tokens = data.draw(st.lists(st.lists(st.sampled_from(symbols), min_size=1, max_size=5).map("".join), min_size=2, max_size=8))
+    tokens = data.draw(
+        st.lists(st.lists(st.sampled_from(symbols), min_size=1, max_size=5).map("".join), min_size=2, max_size=8)
+    )
     for a in tokens:
         for b in tokens:
             assert (a < b) == (key(a) > key(b))

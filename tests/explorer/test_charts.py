@@ -4,7 +4,6 @@ import plotly.graph_objects as go
 import pytest
 
 from bpe_core import merge_tree
-
 from explorer import charts
 from explorer.training import Curve
 

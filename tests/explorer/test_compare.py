@@ -1,10 +1,9 @@
 """The Compare page: its pure pieces (chips, disputed places, counts, curves) and the page in AppTest."""
 from __future__ import annotations
 
-
 import plotly.graph_objects as go
-from apptest_helpers import html_bodies, plotly_specs
 import pytest
+from apptest_helpers import html_bodies, plotly_specs
 
 from bpe_core import Settings, train
 from bpe_core.analysis import compare_segmentations, token_count_curve

@@ -3,12 +3,11 @@ from __future__ import annotations
 import pytest
 
 from bpe_core import BPEError
-
 from explorer.corpus import corpus_stats, pasted_corpus, read_uploads
 
 
 def test_one_upload():
-    corpus = read_uploads([("a.txt", "low lower\n".encode())])
+    corpus = read_uploads([("a.txt", b"low lower\n")])
     assert corpus.text == "low lower\n" and corpus.key.startswith("upload:") and "a.txt" in corpus.title
 
 
@@ -67,9 +66,9 @@ def test_the_upload_check_counts_the_bytes_the_widget_counts():
     million bytes; the app's check, the page and the messages say the same 50,000,000 bytes."""
     import pathlib
     import re
-    import tomllib
 
     import streamlit
+    import tomllib
 
     from explorer import corpus
 

@@ -12,7 +12,6 @@ from explorer import dropout_view as view
 from sample_corpora import load_corpus
 
 
-
 @pytest.fixture(scope="module")
 def tok():
     return train(load_corpus("seed000"), merges=10)

@@ -1,11 +1,10 @@
 from __future__ import annotations
 
 from bpe_core import Settings, train
-from sample_corpora import load_corpus
-
-from explorer import lessons, tables
 from bpe_core.analysis.longest_match import WORD_CAP, differences
+from explorer import lessons, tables
 from explorer.training import train_corpus
+from sample_corpora import load_corpus
 
 
 def test_seed000_unseen_words(seed000_trained):

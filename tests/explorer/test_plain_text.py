@@ -144,5 +144,6 @@ def test_a_crafted_link_is_told_as_plain_text():
     assert not at.exception
     notices = [w.value for w in at.warning]
     assert len(notices) == 1 and constructs(notices[0]) == []
-    assert "mode=[Reload here](https://example.invalid) in the link is not one of word, text, bytes." in shown(notices[0])
+    expected = "mode=[Reload here](https://example.invalid) in the link is not one of word, text, bytes."
+    assert expected in shown(notices[0])
     assert "pre=![t](https://example.invalid/p.png) in the link is not one of" in shown(notices[0])

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 from bpe_core.pretokenize import bytes_to_symbols
-
 from explorer.render import (
     Chip,
     WordRow,
@@ -74,7 +73,10 @@ def test_chip_colours_and_new_outline():
 
 
 def test_changed_rows_are_marked():
-    rows = [WordRow("low", 5, (Chip("lo", birth=0, new=True), Chip("w"))), WordRow("new", 2, (Chip("n"),), changed=True)]
+    rows = [
+        WordRow("low", 5, (Chip("lo", birth=0, new=True), Chip("w"))),
+        WordRow("new", 2, (Chip("n"),), changed=True),
+    ]
     html = word_rows_html(rows)
     assert html.count("bpe-changed") == 1 and "×5" in html
 

@@ -69,7 +69,9 @@ def test_a_dropped_corpus_takes_its_trained_bundles_with_it(corpus_page):
 def test_the_app_refuses_more_merges_than_its_limit():
     assert services.MAX_APP_MERGES == 50_000
     services.check_request(TrainRequest(Settings(), "merges", 50_000))
-    with pytest.raises(BPEError, match=r"^1,000,000 merges is more than this app trains for one visitor \(50,000 at most\)"):
+    with pytest.raises(
+        BPEError, match=r"^1,000,000 merges is more than this app trains for one visitor \(50,000 at most\)"
+    ):
         services.check_request(TrainRequest(Settings(), "merges", 1_000_000))
     with pytest.raises(BPEError, match=r"^a vocabulary of 50,001 is more than this app trains"):
         services.check_request(TrainRequest(Settings(), "vocab", 50_001))
@@ -132,10 +134,13 @@ def test_a_training_over_the_time_limit_shows_a_message_and_is_not_retried(app, 
     at.run()
     assert not at.exception, at.exception
     assert at.session_state[state.TRAIN_ERROR] == time_message(1.0)
-    assert [e.value for e in at.error] == [md_escape(
-        "Could not train. The training took longer than 1 s, the limit for one training here, and was stopped; "
-        "try fewer merges, a pre-tokenizer (without one, text and bytes modes treat the whole corpus as one word) "
-        "or a smaller corpus. The previous result is still shown.")]
+    assert [e.value for e in at.error] == [
+        md_escape(
+            "Could not train. The training took longer than 1 s, the limit for one training here, and was stopped; "
+            "try fewer merges, a pre-tokenizer (without one, text and bytes modes treat the whole corpus as one word) "
+            "or a smaller corpus. The previous result is still shown."
+        )
+    ]
     assert at.session_state[state.TRAINED].request.amount == 10  # the lesson's result stays on screen
     at.run()  # another run (any click): the same request is not started again
     assert len(submitted) == 1

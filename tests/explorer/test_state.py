@@ -3,7 +3,6 @@ from __future__ import annotations
 import pytest
 
 from bpe_core import BPEError, Settings
-
 from explorer import state
 from explorer.lessons import LESSONS
 from explorer.training import TrainRequest
@@ -17,12 +16,29 @@ def test_defaults_make_the_seed000_lesson():
 
 def test_link_round_trip():
     values = dict(state.DEFAULTS)
-    values.update({state.CORPUS: "sample:seed003", state.W_CORPUS: "sample:seed003", state.W_MODE: "text", state.W_TIE: "first",
-                   state.W_TARGET: "vocab", state.W_VOCAB: 25, state.STEP: 4, state.WORDS: "like lovely",
-                   state.W_PRESENTER: True})
+    values.update(
+        {
+            state.CORPUS: "sample:seed003",
+            state.W_CORPUS: "sample:seed003",
+            state.W_MODE: "text",
+            state.W_TIE: "first",
+            state.W_TARGET: "vocab",
+            state.W_VOCAB: 25,
+            state.STEP: 4,
+            state.WORDS: "like lovely",
+            state.W_PRESENTER: True,
+        }
+    )
     params = state.url_from_values(values)
-    assert params == {"corpus": "seed003", "mode": "text", "tie": "first", "present": "1", "vocab": "25",
-                      "step": "4", "words": "like lovely"}
+    assert params == {
+        "corpus": "seed003",
+        "mode": "text",
+        "tie": "first",
+        "present": "1",
+        "vocab": "25",
+        "step": "4",
+        "words": "like lovely",
+    }
     back, problems = state.values_from_url(params, samples=SAMPLES)
     assert not problems
     for key, value in back.items():
@@ -82,23 +98,28 @@ def test_sync_url_leaves_other_parameters_alone():
 
 # ---- what a link may ask, said in words (issue 8, section 4) ----------------------------------
 
+
 def test_a_link_value_that_is_not_a_number_is_said_in_words():
     values, problems = state.values_from_url({"merges": "abc", "mode": "text"}, samples=SAMPLES)
     assert values == {state.W_MODE: "text"}
     assert problems == ["merges=abc in the link is not a whole number."]
     assert state.link_notice(problems) == (
         "The link asked for something this app could not do. merges=abc in the link is not a whole number. "
-        "The link's other settings were used.")
+        "The link's other settings were used."
+    )
 
 
-@pytest.mark.parametrize(("name", "key", "raw"), [("merges", state.W_MERGES, "1000000"),
-                                                 ("vocab", state.W_VOCAB, "99999999999999999999")])
+@pytest.mark.parametrize(
+    ("name", "key", "raw"), [("merges", state.W_MERGES, "1000000"), ("vocab", state.W_VOCAB, "99999999999999999999")]
+)
 def test_a_link_cannot_ask_for_more_than_a_session_may_train(name, key, raw):
     values, problems = state.values_from_url({"corpus": "english", "mode": "text", name: raw}, samples=SAMPLES)
     assert values[key] == state.MAX_APP_MERGES == 50_000
     assert values[state.W_TARGET] == name
-    assert problems == [f"{name}={raw} in the link is more than this app allows (50,000 "
-                        f"{'merges' if name == 'merges' else 'tokens'}), so 50,000 was used."]
+    assert problems == [
+        f"{name}={raw} in the link is more than this app allows (50,000 "
+        f"{'merges' if name == 'merges' else 'tokens'}), so 50,000 was used."
+    ]
     state.request_from_values({**state.DEFAULTS, **values})  # and that request is allowed
 
 
@@ -121,23 +142,27 @@ def test_a_small_pasted_corpus_travels_in_the_link_and_comes_back():
     assert back[state.LINK_TEXT] == "low lower lowest" and problems == []
 
 
-@pytest.mark.parametrize(("key", "own", "said"), [("paste:abc", "paste", "pasted text"),
-                                                  ("upload:abc", "upload", "an uploaded file")])
+@pytest.mark.parametrize(
+    ("key", "own", "said"), [("paste:abc", "paste", "pasted text"), ("upload:abc", "upload", "an uploaded file")]
+)
 def test_a_link_made_with_a_big_corpus_says_what_it_opened(key, own, said):
     big = "word " * 1000  # 5,000 bytes: over what a link carries
     assert not state.link_carries(big) and state.link_carries("word " * 400)
     params = state.url_from_values(dict(state.DEFAULTS, **{state.CORPUS: key}), corpus_text=big)
     assert params["own"] == own and "text" not in params and "corpus" not in params
     _, problems = state.values_from_url(params, samples={"seed000": "Seed 000: the lesson's corpus"})
-    assert problems == [f"This link was made while {said} was in use; a link cannot carry it, so it opened the "
-                        "sample corpus \u201cSeed 000: the lesson's corpus\u201d instead."]
+    assert problems == [
+        f"This link was made while {said} was in use; a link cannot carry it, so it opened the "
+        "sample corpus \u201cSeed 000: the lesson's corpus\u201d instead."
+    ]
 
 
 def test_a_link_with_too_much_text_opens_a_sample_and_says_so():
     values, problems = state.values_from_url({"text": "x" * 2001}, samples=SAMPLES)
     assert state.LINK_TEXT not in values
-    assert problems == ["The text in the link is longer than a link may carry (2,000 bytes), so it opened a "
-                        "sample corpus."]
+    assert problems == [
+        "The text in the link is longer than a link may carry (2,000 bytes), so it opened a sample corpus."
+    ]
 
 
 def test_the_link_notice_belongs_to_the_moment_the_link_was_opened():

@@ -3,7 +3,6 @@ from __future__ import annotations
 import pytest
 
 from bpe_core import BPEError, Settings
-
 from explorer.frames import build_frame, clamp_step, word_rows
 from explorer.lessons import EXPECTED_000_MERGES
 from explorer.training import TrainRequest, train_corpus

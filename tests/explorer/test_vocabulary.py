@@ -15,7 +15,6 @@ from explorer.io_service import Uploaded
 from sample_corpora import load_corpus
 
 
-
 @pytest.fixture(scope="module")
 def rows():
     return vocabulary_table(train(load_corpus("seed000"), merges=10))
