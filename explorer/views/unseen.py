@@ -5,7 +5,7 @@ import streamlit as st
 
 from bpe_core import merge_tree
 from explorer import charts, pages_common, state, tables
-from explorer.render import Chip, chips_html, md_escape, token_text
+from explorer.render import Chip, cap_token, chips_html, md_escape, token_text
 
 MAX_WORDS = 12
 ss = st.session_state
@@ -75,7 +75,8 @@ for index, word in enumerate(words):
                 jump_cols = st.columns(min(4, len(made)))
                 for j, (rank, piece) in enumerate(made):
                     jump_cols[j % len(jump_cols)].button(
-                        f"{md_escape(token_text(piece, byte_level=byte_level))} · step {rank + 1}",
+                        # The step first: a narrow button cuts the end of its label, never the step.
+                        f"Step {rank + 1}: {md_escape(cap_token(token_text(piece, byte_level=byte_level)))}",
                         key=state.b_jump(index, rank),
                         on_click=_goto,
                         args=(rank + 1,),

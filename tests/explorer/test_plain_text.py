@@ -129,8 +129,8 @@ def test_the_outside_text_was_on_the_pages(visited):
     corpus_page = " ".join(visited["views/corpus.py"][1])
     assert "In use: Pasted: **bold** $x$ $$y$$ ~~s~~" in corpus_page
     unseen = visited["views/unseen.py"][1]
-    assert any(line.startswith("**bold**") for line in unseen)  # the word's own heading
-    assert any("step" in line and "**" in line for line in unseen)  # a "jump to the step" button
+    assert "#### **bold** → 1 token" in unseen  # the word's own heading
+    assert any(line.startswith("Step ") and "**" in line for line in unseen)  # a "jump to the step" button
     files = " ".join(visited["views/files.py"][1])
     assert "**x** $x$ ~~s~~ :red[r]" in files  # the upload notice names the file as it is
     tree = json.dumps(visited["views/unseen.py"][2])
@@ -147,3 +147,5 @@ def test_a_crafted_link_is_told_as_plain_text():
     expected = "mode=[Reload here](https://example.invalid) in the link is not one of word, text, bytes."
     assert expected in shown(notices[0])
     assert "pre=![t](https://example.invalid/p.png) in the link is not one of" in shown(notices[0])
+
+
