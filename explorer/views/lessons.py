@@ -25,6 +25,11 @@ def _open(lesson_key: str, *, merges: int | None = None, extra: bool = False) ->
                             state.GOTO_TRAIN: True})
 
 
+def _open_button(lesson_key: str) -> None:
+    st.button("Open in the explorer", key=state.b_open_lesson(lesson_key), on_click=_open, args=(lesson_key,),
+              type="primary", icon=":material/play_arrow:")
+
+
 def _check(ok: bool, what: str) -> None:
     if ok:
         st.success(f"Matches the lesson: {what}", icon=":material/check_circle:")
@@ -43,14 +48,7 @@ tab000, tab003, tab002 = st.tabs([lessons.SEED000.title, lessons.SEED003.title, 
 
 with tab000:
     lesson = lessons.SEED000
-    st.button(
-        "Open in the explorer",
-        key=state.b_open_lesson("seed000"),
-        on_click=_open,
-        args=("seed000",),
-        type="primary",
-        icon=":material/play_arrow:",
-    )
+    _open_button("seed000")
     st.markdown("Word mode, a separate `</w>` after each word, ties broken by (count, pair), **10 merges**.")
     tok = services.lesson_trained("seed000").tokenizer
     st.dataframe(tables.lesson_merges_table(tok.trace), hide_index=True, width="stretch")
@@ -92,14 +90,7 @@ with tab000:
 
 with tab003:
     lesson = lessons.SEED003
-    st.button(
-        "Open in the explorer",
-        key=state.b_open_lesson("seed003"),
-        on_click=_open,
-        args=("seed003",),
-        type="primary",
-        icon=":material/play_arrow:",
-    )
+    _open_button("seed003")
     st.markdown(
         "Text mode (spaces are characters too), no pre-tokenizer, ties broken by the pair seen first, "
         "until the **vocabulary has 25 tokens**."
@@ -119,14 +110,7 @@ with tab003:
 
 with tab002:
     lesson = lessons.SEED002
-    st.button(
-        "Open in the explorer",
-        key=state.b_open_lesson("seed002"),
-        on_click=_open,
-        args=("seed002",),
-        type="primary",
-        icon=":material/play_arrow:",
-    )
+    _open_button("seed002")
     st.markdown(
         "Twelve sentences about cats and dogs, lowercased, word mode with `</w>`, asking for a **vocabulary of 120**."
     )
