@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,17 +74,21 @@ def companion_names(*, mine: int) -> str:
 def looks_like_merges(text: str) -> bool:
     """Whether text is a merges file: an optional `#version` line, then only `left right` lines."""
     seen = False
-    for number, line in enumerate(text.split("\n"), start=1):
-        line = line.removesuffix("\r")
-        if number == 1 and line.startswith("#version"):
-            continue
-        if not line:
-            continue
+    for _, line in _merge_lines(text):
         parts = line.split(" ")
         if len(parts) != 2 or not parts[0] or not parts[1]:
             return False
         seen = True
     return seen
+
+
+def _merge_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line number, line) of a merges file's rule lines: no `#version` header, no blank lines."""
+    # Split on newlines only: str.splitlines() would also break on U+0085, U+2028 and the like.
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
+        if line and not (number == 1 and line.startswith("#version")):
+            yield number, line
 
 
 def load_gpt2(
@@ -128,13 +133,7 @@ def gpt2_from_data(vocab: Any, merges_text: str, *, name: str, merges_name: str)
 def read_merges(text: str, *, name: str = MERGES_FILE) -> list[tuple[str, str]]:
     """Parse merges.txt: an optional `#version` line, then `left right` lines."""
     merges = []
-    # Split on newlines only: str.splitlines() would also break on U+0085, U+2028 and the like.
-    for number, line in enumerate(text.split("\n"), start=1):
-        line = line.removesuffix("\r")
-        if number == 1 and line.startswith("#version"):
-            continue
-        if not line:
-            continue
+    for number, line in _merge_lines(text):
         parts = line.split(" ")
         require(
             len(parts) == 2 and all(parts),
