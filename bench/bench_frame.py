@@ -3,7 +3,7 @@
     python bench/bench_frame.py                       # word, text and bytes modes
     python bench/bench_frame.py --modes word --merges 5000
 
-The browser plays and scrubs the frames on its own (explorer/player); the server builds them a
+The browser plays and scrubs the frames on its own (explorer/ui/player); the server builds them a
 window at a time (`frames.frame_window`) and sends them as JSON. For each mode this prints the
 window a page opens with (a training of at most 6,000 merges in word or bytes mode is sent whole),
 the small window a far scrub asks for, and the window asked for ahead while playing: median server
@@ -22,10 +22,10 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bpe_core import Settings  # noqa: E402
-from explorer import player  # noqa: E402
-from explorer.animation import WORDS_SHOWN  # noqa: E402
-from explorer.frames import frame_window, passage_mode  # noqa: E402
-from explorer.training import TrainRequest, train_corpus  # noqa: E402
+from explorer.data.training import TrainRequest, train_corpus  # noqa: E402
+from explorer.display.frames import frame_window, passage_mode  # noqa: E402
+from explorer.ui import player
+from explorer.ui.animation import WORDS_SHOWN  # noqa: E402
 from sample_corpora import load_corpus  # noqa: E402
 
 DEFAULT_MERGES = {"word": 5000, "text": 2000, "bytes": 2000}

@@ -5,18 +5,13 @@ This file only sets up the page, the shared sidebar and training, then routes to
 from __future__ import annotations
 
 import logging
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # so that bpe_core, sample_corpora and explorer import
+import streamlit as st
 
-import streamlit as st  # noqa: E402
-
-from bpe_core import BPEError  # noqa: E402
-from explorer import pages_common, render, services, sidebar, state  # noqa: E402
-from explorer.corpus import pasted_corpus  # noqa: E402
+from bpe_core import BPEError
+from explorer.data.corpus import pasted_corpus
+from explorer.display import render
+from explorer.ui import page_header, sidebar, state, store
 
 log = logging.getLogger("explorer")
 
@@ -29,7 +24,7 @@ def load_link_text() -> None:
         return
     step, playing = ss[state.STEP], ss[state.PLAYING]
     try:
-        services.add_user_corpus(pasted_corpus(text))
+        store.add_user_corpus(pasted_corpus(text))
     except BPEError as exc:
         ss[state.URL_NOTICE] = ("warning", f"The text the link carried could not be used: {exc}")
         return
@@ -45,13 +40,13 @@ def own_corpus_text() -> str | None:
     if key.startswith("sample:"):
         return None
     try:
-        return services.get_corpus(key).text
+        return store.get_corpus(key).text
     except BPEError:
         return None
 
 
 st.set_page_config(page_title="BPE explorer", page_icon=":material/join_inner:", layout="wide")
-state.init(st.session_state, st.query_params.to_dict(), samples=services.samples())
+state.init(st.session_state, st.query_params.to_dict(), samples=store.samples())
 load_link_text()
 st.html(render.CSS)
 if st.session_state[state.W_PRESENTER]:
@@ -75,9 +70,9 @@ page = st.navigation(PAGES)
 with st.sidebar:
     sidebar.render()
 state.expire_link_notice(st.session_state, page.url_path)
-pages_common.link_notice()  # before training: a link that asks for a long one is told so at once
+page_header.link_notice()  # before training: a link that asks for a long one is told so at once
 
-services.ensure_trained(st.empty())
+store.ensure_trained(st.empty())
 
 try:
     page.run()

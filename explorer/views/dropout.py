@@ -5,12 +5,12 @@ import streamlit as st
 
 from bpe_core import BPEError
 from bpe_core.analysis import dropout_distribution, visible_whitespace
-from explorer import dropout_view as view
-from explorer import pages_common, state
-from explorer import tokenizer_sources as sources
-from explorer.render import Chip, as_clause, chips_html, md_escape
+from explorer.display import dropout as view
+from explorer.display.render import Chip, as_clause, chips_html, md_escape
+from explorer.ui import page_header, state
+from explorer.ui import tokenizer_picker as picker
 
-# Session-state keys of this page (the app-wide ones live in explorer/state.py): value, widget.
+# Session-state keys of this page (the app-wide ones live in explorer/ui/state.py): value, widget.
 WORD, W_WORD = "drop_word", "drop_w_word"
 P, W_P = "drop_p", "drop_w_p"
 SAMPLES, W_SAMPLES = "drop_samples", "drop_w_samples"
@@ -21,15 +21,15 @@ ss = st.session_state
 for key, value in ((WORD, "newest"), (P, 0.1), (SAMPLES, 1000), (SEED, 0)):
     ss.setdefault(key, value)
 
-pages_common.header(
+page_header.header(
     "BPE-dropout",
     "While encoding, each applicable merge is skipped with probability p, so one word gets many segmentations: "
     "a regularizer used in training (Provilkov et al., 2020).", summary=False)
-source = sources.pick("Tokenizer", W_SOURCE)
+source = picker.pick("Tokenizer", W_SOURCE)
 if source is None:
     st.stop()
-st.caption(sources.caption(source))
-tok = sources.tokenizer_for(source)
+st.caption(picker.caption(source))
+tok = picker.tokenizer_for(source)
 byte_level = tok.settings.mode == "bytes"
 
 a, b, c, d = st.columns([2, 2, 1, 1])
@@ -63,7 +63,7 @@ with left:
         st.html(f'<div class="bpe-row"><span class="bpe-count">{100 * outcome.count / dist.samples:.1f}%</span>'
                 f"{chips(outcome.tokens)}</div>")
 with right:
-    st.plotly_chart(view.outcomes_figure(dist, byte_level=byte_level, presenter=pages_common.presenter()),
+    st.plotly_chart(view.outcomes_figure(dist, byte_level=byte_level, presenter=page_header.presenter()),
                     key="drop_chart", config={"displayModeBar": False}, width="stretch")
 with st.expander(f"All {len(dist.outcomes):,} segmentations"):
     st.dataframe(view.outcomes_frame(dist, byte_level=byte_level), hide_index=True, width="stretch")

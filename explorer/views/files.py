@@ -5,13 +5,15 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core import BPEError, merge_tree
-from explorer import charts, io_service, pages_common, services, state, tables
-from explorer import compare_view as cmp
-from explorer import tokenizer_sources as sources
-from explorer.io_service import UPLOAD_TYPES
-from explorer.render import Chip, as_sentence, chips_html, md_escape, token_text
+from explorer.data import tokenizer_files
+from explorer.data.tokenizer_files import UPLOAD_TYPES
+from explorer.display import charts, tables
+from explorer.display import compare as cmp
+from explorer.display.render import Chip, as_sentence, chips_html, md_escape, token_text
+from explorer.ui import page_header, state, store
+from explorer.ui import tokenizer_picker as picker
 
-# Session-state keys of this page (the app-wide ones live in explorer/state.py).
+# Session-state keys of this page (the app-wide ones live in explorer/ui/state.py).
 EXPORTS = "io_exports"  # (trained bundle, Exports): the last export, made once per bundle
 TEXT, W_TEXT = "io_text", "io_w_text"  # the round trip's sample text; None: the corpus's start
 PROBE, W_PROBE = "io_probe", "io_w_probe"  # text to split with an uploaded tokenizer
@@ -24,9 +26,9 @@ ss.setdefault(PROBE, "The lowest newer tokenizer. naïve 日本語")
 
 def _uploaded() -> None:
     files = [f for f in ss.get(W_UPLOAD) or [] if hasattr(f, "getvalue")]  # not a released DeletedFile
-    loaded = sources.add_uploads([(f.name, f.getvalue()) for f in files])
+    loaded = picker.add_uploads([(f.name, f.getvalue()) for f in files])
     if loaded:
-        ss[sources.EXPLORE] = ss[W_PICK] = loaded[-1].key
+        ss[picker.EXPLORE] = ss[W_PICK] = loaded[-1].key
 
 
 def _compare(key: str, label: str) -> None:
@@ -34,7 +36,7 @@ def _compare(key: str, label: str) -> None:
     ss[cmp.ENTRIES], _ = cmp.add_entry(entries, cmp.Entry("file", key, label))
 
 
-trained = pages_common.header("Import and export",
+trained = page_header.header("Import and export",
                               "Tokenizer files in the formats other tools read, checked by reading them back.")
 
 # ---- export ----------------------------------------------------------------------------------
@@ -44,13 +46,13 @@ if trained is None:
 else:
     tok = trained.tokenizer
     if ss.get(EXPORTS) is None or ss[EXPORTS][0] is not trained:
-        ss[EXPORTS] = (trained, io_service.export_tokenizer(tok))
+        ss[EXPORTS] = (trained, tokenizer_files.export_tokenizer(tok))
     exports = ss[EXPORTS][1]
     ours_col, hf_col, gpt2_col = st.columns(3, gap="medium")
     with ours_col, st.container(border=True):
         st.markdown("**Our JSON** · `model.json`")
         st.caption("Everything: settings, merges and the training trace. Load it here or with `python -m bpe_core`.")
-        st.download_button("Download model.json", exports.ours, io_service.OURS_FILE, "application/json",
+        st.download_button("Download model.json", exports.ours, tokenizer_files.OURS_FILE, "application/json",
                            key="io_dl_ours", on_click="ignore", icon=":material/download:")
     with hf_col, st.container(border=True):
         st.markdown("**Hugging Face** · `tokenizer.json`")
@@ -58,7 +60,7 @@ else:
             st.error(f"Cannot export: {md_escape(exports.hf_problem)}")
         else:
             st.caption("For the `tokenizers` library: `Tokenizer.from_file(\"tokenizer.json\")`.")
-            st.download_button("Download tokenizer.json", exports.hf, io_service.HF_FILE, "application/json",
+            st.download_button("Download tokenizer.json", exports.hf, tokenizer_files.HF_FILE, "application/json",
                                key="io_dl_hf", on_click="ignore", icon=":material/download:")
     with gpt2_col, st.container(border=True):
         st.markdown("**GPT-2** · `vocab.json` + `merges.txt`")
@@ -66,7 +68,7 @@ else:
             reason = md_escape(exports.gpt2_problem)
             st.warning(f"Not possible for this tokenizer: {reason}.")
         else:
-            st.download_button("Download both as a zip", exports.gpt2_zip, io_service.GPT2_ZIP, "application/zip",
+            st.download_button("Download both as a zip", exports.gpt2_zip, tokenizer_files.GPT2_ZIP, "application/zip",
                                key="io_dl_zip", on_click="ignore", icon=":material/folder_zip:")
             v, m = st.columns(2)
             v.download_button("vocab.json", exports.vocab, "vocab.json", "application/json", key="io_dl_vocab",
@@ -76,13 +78,13 @@ else:
 
     st.subheader("Round trip")
     if ss[TEXT] is None:
-        ss[TEXT] = io_service.sample_text(services.get_corpus(ss[state.TRAINED_FOR][0]).text)
+        ss[TEXT] = tokenizer_files.sample_text(store.get_corpus(ss[state.TRAINED_FOR][0]).text)
     st.text_area("Sample text: encoded by this app and by the exported files read back", key=W_TEXT, height=110,
                  on_change=state.bind(ss, W_TEXT, TEXT))
     text = ss[TEXT]
     if exports.hf is not None:
         try:
-            trip = io_service.hf_round_trip(tok, exports.hf, text)
+            trip = tokenizer_files.hf_round_trip(tok, exports.hf, text)
         except BPEError as exc:
             st.error(md_escape(as_sentence(str(exc))))
         else:
@@ -106,13 +108,13 @@ else:
                                             for i in rows],
                     "id in tokenizers": [get(trip.their_ids, i) for i in rows],
                 }), hide_index=True, width="stretch", placeholder=tables.EMPTY)
-    checks = [("model.json", [(io_service.OURS_FILE, exports.ours)])]
+    checks = [("model.json", [(tokenizer_files.OURS_FILE, exports.ours)])]
     if exports.vocab is not None:
         checks.append(("vocab.json + merges.txt", [("vocab.json", exports.vocab), ("merges.txt", exports.merges)]))
     results = []
     for name, files in checks:
         try:
-            again = io_service.reload_round_trip(tok, files, text)
+            again = tokenizer_files.reload_round_trip(tok, files, text)
             results.append((name, again.reader, "yes" if again.ok else "NO"))
         except BPEError as exc:
             results.append((name, "bpe_core.formats", f"could not read: {exc}"))
@@ -123,8 +125,8 @@ st.subheader("Explore a tokenizer file")
 st.file_uploader("Hugging Face tokenizer.json, GPT-2 vocab.json + merges.txt (select both), a .tiktoken rank file, "
                  "or our model.json", type=list(UPLOAD_TYPES), accept_multiple_files=True, key=W_UPLOAD,
                  on_change=_uploaded)
-sources.show_upload_notice()
-uploads = sources.uploaded()
+picker.show_upload_notice()
+uploads = picker.uploaded()
 if not uploads:
     st.caption("Uploaded tokenizers stay in this session: the Compare, Vocabulary and BPE-dropout pages offer them "
                "too.")
@@ -140,7 +142,7 @@ st.caption(md_escape(f"{item.kind} · {s.mode} mode · pre-tokenizer {s.pretoken
                      f"{len(up.merges):,} merges" + (f" · unknown token {up.unk_token}" if up.unk_token else "")))
 go_vocab, go_compare = st.columns(2)
 if go_vocab.button("Open its vocabulary and life stories", key="io_open_vocab", icon=":material/table:"):
-    ss[sources.EXPLORE] = key
+    ss[picker.EXPLORE] = key
     st.switch_page("views/vocabulary.py")
 if go_compare.button("Compare it with the others", key="io_open_compare", icon=":material/compare:"):
     _compare(key, item.label)
@@ -159,5 +161,5 @@ shown = list(dict.fromkeys(encoding.tokens))[:TREES_SHOWN]
 if shown:
     st.markdown(f"**Merge trees** of {'the first ' if len(shown) == TREES_SHOWN else ''}{len(shown)} distinct tokens")
     st.plotly_chart(charts.merge_tree_figure([merge_tree(up, t) for t in shown], byte_level=byte_level,
-                                             presenter=pages_common.presenter()),
+                                             presenter=page_header.presenter()),
                     key="io_trees", config={"displayModeBar": False}, width="stretch")

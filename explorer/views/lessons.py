@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import lessons, services, state, tables
-from explorer.corpus import pasted_corpus
-from explorer.render import Chip, chips_html, md_escape
+from explorer.data import lessons
+from explorer.data.corpus import pasted_corpus
+from explorer.display import tables
+from explorer.display.render import Chip, chips_html, md_escape
+from explorer.ui import state, store
 
 ss = st.session_state
 
@@ -17,8 +19,8 @@ def _open(lesson_key: str, *, merges: int | None = None, extra: bool = False) ->
     if merges is not None:
         state.apply_values(ss, {state.W_TARGET: "merges", state.W_MERGES: merges})
     if extra:
-        corpus = pasted_corpus(lessons.with_extra(services.sample_text(lesson.corpus_id)))
-        services.add_user_corpus(corpus)
+        corpus = pasted_corpus(lessons.with_extra(store.sample_text(lesson.corpus_id)))
+        store.add_user_corpus(corpus)
     else:
         ss[state.CORPUS] = ss[state.W_CORPUS] = f"sample:{lesson.corpus_id}"
     state.apply_values(ss, {state.WORDS: lesson.words, state.STEP: 1, state.PLAYING: True,
@@ -50,7 +52,7 @@ with tab000:
     lesson = lessons.SEED000
     _open_button("seed000")
     st.markdown("Word mode, a separate `</w>` after each word, ties broken by (count, pair), **10 merges**.")
-    tok = services.lesson_trained("seed000").tokenizer
+    tok = store.lesson_trained("seed000").tokenizer
     st.dataframe(tables.lesson_merges_table(tok.trace), hide_index=True, width="stretch")
     merges = [(m.left, m.right, m.count) for m in tok.trace]
     _check(merges == lessons.EXPECTED_000_MERGES, "the 10 merges and their counts")
@@ -65,7 +67,7 @@ with tab000:
         "where. Then raise the merge count from 10 to 20 and find the point where every corpus word is "
         "a single token."
     )
-    tried = services.try_it_yourself()
+    tried = store.try_it_yourself()
     moves = tables.try_it_table(tried)
     st.dataframe(moves, hide_index=True, width="stretch")
     new = moves[moves["change"] == "new"]
@@ -95,7 +97,7 @@ with tab003:
         "Text mode (spaces are characters too), no pre-tokenizer, ties broken by the pair seen first, "
         "until the **vocabulary has 25 tokens**."
     )
-    trained = services.lesson_trained("seed003")
+    trained = store.lesson_trained("seed003")
     tok = trained.tokenizer
     st.markdown(
         f"The text has {trained.alphabet} distinct characters, so 25 tokens leave room for "
@@ -103,8 +105,8 @@ with tab003:
     )
     st.dataframe(tables.added_tokens_table(tok.trace), hide_index=True, width="stretch")
     _check([m.token for m in tok.trace] == lessons.EXPECTED_003_ADDED, "the 9 added tokens")
-    final = tok.encode(services.sample_text("seed003")).tokens
-    st.markdown(f"**Final tokens** ({len(final)} instead of {len(services.sample_text('seed003'))} characters)")
+    final = tok.encode(store.sample_text("seed003")).tokens
+    st.markdown(f"**Final tokens** ({len(final)} instead of {len(store.sample_text('seed003'))} characters)")
     st.html(chips_html([Chip(t, birth=tok.birth.get(t)) for t in final]))
     _check(final == lessons.EXPECTED_003_TOKENS, "the final tokens")
 
@@ -114,7 +116,7 @@ with tab002:
     st.markdown(
         "Twelve sentences about cats and dogs, lowercased, word mode with `</w>`, asking for a **vocabulary of 120**."
     )
-    trained = services.lesson_trained("seed002")
+    trained = store.lesson_trained("seed002")
     tok = trained.tokenizer
     st.markdown(
         f"After **{trained.steps} merges** every word of the corpus is a single token, so training stops there: "

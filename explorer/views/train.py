@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import animation, pages_common, tables
-from explorer.render import cap_token
+from explorer.display import tables
+from explorer.display.render import cap_token
+from explorer.ui import animation, page_header
 
-trained = pages_common.header(
+trained = page_header.header(
     "Watch BPE learn", "Each step glues the most frequent neighbouring pair into one new token."
 )
 if trained is not None:
-    animation.show(trained, presenter=pages_common.presenter())
+    animation.show(trained, presenter=page_header.presenter())
     with st.expander(f"All {trained.steps:,} merges as a table"):
         table = tables.merges_table(trained.tokenizer.trace, byte_level=trained.byte_level)
         for column in ("left", "right", "new token"):

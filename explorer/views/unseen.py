@@ -4,8 +4,9 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core import merge_tree
-from explorer import charts, pages_common, state, tables
-from explorer.render import Chip, cap_token, chips_html, md_escape, token_text
+from explorer.display import charts, tables
+from explorer.display.render import Chip, cap_token, chips_html, md_escape, token_text
+from explorer.ui import page_header, state
 
 MAX_WORDS = 12
 ss = st.session_state
@@ -21,7 +22,7 @@ if ss[state.GOTO_TRAIN]:
     ss[state.GOTO_TRAIN] = False
     st.switch_page("views/train.py")
 
-trained = pages_common.header(
+trained = page_header.header(
     "Unseen words", "Encoding replays the learned merges, in the order they were learned, on each new word."
 )
 if trained is None:
@@ -87,7 +88,7 @@ for index, word in enumerate(words):
             trees = [merge_tree(tok, p) for p in pieces]
             st.plotly_chart(
                 charts.merge_tree_figure(
-                    trees, counts=counts, byte_level=byte_level, unknown=unknown, presenter=pages_common.presenter()
+                    trees, counts=counts, byte_level=byte_level, unknown=unknown, presenter=page_header.presenter()
                 ),
                 key=f"tree_{index}",
                 config={"displayModeBar": False},

@@ -4,12 +4,13 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core.analysis import life_story
-from explorer import charts, pages_common, state
-from explorer import tokenizer_sources as sources
-from explorer import vocab_view as view
-from explorer.render import Chip, chips_html
+from explorer.display import charts
+from explorer.display import vocabulary as view
+from explorer.display.render import Chip, chips_html
+from explorer.ui import page_header, state
+from explorer.ui import tokenizer_picker as picker
 
-# Session-state keys of this page (the app-wide ones live in explorer/state.py).
+# Session-state keys of this page (the app-wide ones live in explorer/ui/state.py).
 TOKEN = "voc_token"  # id of the token whose life story is shown
 W_TOKEN = "voc_w_token"
 W_SOURCE = "voc_w_source"
@@ -38,15 +39,15 @@ if ss[state.GOTO_TRAIN]:
     ss[state.GOTO_TRAIN] = False
     st.switch_page("views/train.py")
 
-pages_common.header("Vocabulary",
+page_header.header("Vocabulary",
                     "Every token: when it was made, how long it is, and how much it is still used after training.",
                     summary=False)
-source = sources.pick("Tokenizer", W_SOURCE)
+source = picker.pick("Tokenizer", W_SOURCE)
 if source is None:
     st.stop()
-st.caption(sources.caption(source))  # the tokenizer this page shows, which may not be the sidebar's
-tok = sources.tokenizer_for(source)
-rows = sources.vocab_rows(tok)
+st.caption(picker.caption(source))  # the tokenizer this page shows, which may not be the sidebar's
+tok = picker.tokenizer_for(source)
+rows = picker.vocab_rows(tok)
 byte_level = tok.settings.mode == "bytes"
 by_id = {r.id: r for r in rows}
 has_counts = any(r.uses is not None for r in rows)
@@ -66,7 +67,7 @@ st.caption(f"{len(found):,} of {len(rows):,} tokens. Click a column name to sort
 left, right = st.columns(2, gap="large")
 with left:
     unit = st.radio("Length in", list(view.UNITS), format_func=view.UNITS.get, horizontal=True, key=W_UNIT)
-    st.plotly_chart(view.length_histogram(rows, unit=unit, presenter=pages_common.presenter()), key="voc_hist",
+    st.plotly_chart(view.length_histogram(rows, unit=unit, presenter=page_header.presenter()), key="voc_hist",
                     config={"displayModeBar": False}, width="stretch")
 with right:
     threshold = st.slider("Nearly unused: uses after training at most this share of the count when merged",
@@ -128,12 +129,12 @@ with st.container(border=True):
             st.markdown("**Built on it:** nothing; no later merge uses it.")
         if row.kept is not None:
             st.caption(f"After training it keeps {100 * row.kept:.0f}% of the occurrences it had when merged.")
-        if source == sources.SIDEBAR and story.rank is not None:
+        if source == picker.SIDEBAR and story.rank is not None:
             st.button(f"Watch its birth in the animation (step {story.step:,})", key="voc_jump", on_click=_goto,
                       args=(story.step,), icon=":material/play_circle:", type="primary")
     with tree_col:
         st.markdown("**Merge tree**")
         counts = {merge.rank: merge.count for merge in tok.trace}
         st.plotly_chart(charts.merge_tree_figure([story.tree], counts=counts, byte_level=byte_level,
-                                                 presenter=pages_common.presenter()),
+                                                 presenter=page_header.presenter()),
                         key="voc_tree", config={"displayModeBar": False}, width="stretch")

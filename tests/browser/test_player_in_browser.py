@@ -1,6 +1,6 @@
 """The training animation's player in a real Chromium: every merge drawn at 15 steps/s, fast scrubs.
 
-The player draws in the browser (explorer/player); these tests read the step it shows from its
+The player draws in the browser (explorer/ui/player); these tests read the step it shows from its
 `data-step` attribute, every animation frame, with the browser's own clock (performance.now()).
 """
 from __future__ import annotations

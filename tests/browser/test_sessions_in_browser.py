@@ -11,7 +11,7 @@ from browser_helpers import LIVE
 from playwright.sync_api import expect
 
 from bpe_core import Settings
-from explorer.training import TrainRequest, train_corpus
+from explorer.data.training import TrainRequest, train_corpus
 from sample_corpora import load_corpus
 
 pytestmark = pytest.mark.browser

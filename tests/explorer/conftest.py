@@ -1,20 +1,15 @@
 """Fixtures for the explorer's tests: trained lesson bundles and the app under AppTest."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from bpe_core import Settings
+from explorer.data.training import Trained, TrainRequest, train_corpus
+from sample_corpora import load_corpus
 
-from bpe_core import Settings  # noqa: E402
-from explorer.training import Trained, TrainRequest, train_corpus  # noqa: E402
-from sample_corpora import load_corpus  # noqa: E402
-
-APP = ROOT / "explorer" / "app.py"
+APP = Path(__file__).resolve().parents[2] / "explorer" / "app.py"
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ from player_helpers import player_data, send_view
 from player_helpers import shown as frame
 from streamlit.testing.v1 import AppTest
 
-from explorer import state
+from explorer.ui import state
 
 
 def card(at) -> tuple[str, str, str, int, int] | None:

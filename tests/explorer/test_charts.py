@@ -4,8 +4,8 @@ import plotly.graph_objects as go
 import pytest
 
 from bpe_core import merge_tree
-from explorer import charts
-from explorer.training import Curve
+from explorer.data.training import Curve
+from explorer.display import charts
 
 
 def valid(fig: go.Figure) -> dict:

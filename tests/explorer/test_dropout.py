@@ -8,7 +8,7 @@ import pytest
 
 from bpe_core import Settings, train
 from bpe_core.analysis import dropout_distribution
-from explorer import dropout_view as view
+from explorer.display import dropout as view
 from sample_corpora import load_corpus
 
 

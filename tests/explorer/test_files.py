@@ -1,4 +1,4 @@
-"""Import and export: the pure io_service (exports, round trips, uploads) and the Files page in AppTest."""
+"""Import and export: the pure tokenizer_files module (exports, round trips, uploads) and the Files page in AppTest."""
 from __future__ import annotations
 
 import base64
@@ -9,9 +9,10 @@ import zipfile
 import pytest
 
 from bpe_core import Settings, train
-from explorer import io_service, state
-from explorer import tokenizer_sources as sources
-from explorer.render import md_escape
+from explorer.data import tokenizer_files
+from explorer.display.render import md_escape
+from explorer.ui import state
+from explorer.ui import tokenizer_picker as picker
 from sample_corpora import load_corpus
 
 CORPUS = load_corpus("seed000") + "The café's naïve owner said: hello, world! 日本 日本 " * 3
@@ -24,7 +25,7 @@ def byte_tok():
 
 
 def gpt2_files(tok) -> list[tuple[str, bytes]]:
-    exports = io_service.export_tokenizer(tok)
+    exports = tokenizer_files.export_tokenizer(tok)
     return [("vocab.json", exports.vocab), ("merges.txt", exports.merges)]
 
 
@@ -32,7 +33,7 @@ def gpt2_files(tok) -> list[tuple[str, bytes]]:
 
 def test_word_mode_exports_ours_and_hf_but_explains_gpt2():
     tok = train(CORPUS, merges=30)
-    exports = io_service.export_tokenizer(tok)
+    exports = tokenizer_files.export_tokenizer(tok)
     assert json.loads(exports.ours)["format"] == "bpe-explorer"
     assert json.loads(exports.hf)["model"]["type"] == "BPE"
     assert exports.vocab is None and exports.gpt2_zip is None
@@ -41,7 +42,7 @@ def test_word_mode_exports_ours_and_hf_but_explains_gpt2():
 
 
 def test_gpt2_export_as_a_zip(byte_tok):
-    exports = io_service.export_tokenizer(byte_tok)
+    exports = tokenizer_files.export_tokenizer(byte_tok)
     with zipfile.ZipFile(io.BytesIO(exports.gpt2_zip)) as archive:
         assert sorted(archive.namelist()) == ["merges.txt", "vocab.json"]
         assert archive.read("merges.txt").startswith(b"#version: 0.2\n")
@@ -59,49 +60,49 @@ def test_gpt2_export_as_a_zip(byte_tok):
 ], ids=lambda s: f"{s.mode}-{s.eow if s.mode == 'word' else s.pretokenizer}")
 def test_hf_round_trip_matches_the_real_tokenizers_library(settings):
     tok = train(CORPUS, settings, merges=40)
-    exports = io_service.export_tokenizer(tok)
-    trip = io_service.hf_round_trip(tok, exports.hf, TEXT)
+    exports = tokenizer_files.export_tokenizer(tok)
+    trip = tokenizer_files.hf_round_trip(tok, exports.hf, TEXT)
     assert trip.ok, trip.differences()
     assert trip.reader.startswith("tokenizers ") and trip.their_tokens == trip.ours_tokens
-    assert io_service.reload_round_trip(tok, [("model.json", exports.ours)], TEXT).ok
+    assert tokenizer_files.reload_round_trip(tok, [("model.json", exports.ours)], TEXT).ok
 
 
 def test_a_broken_export_is_reported_with_its_differences():
     tok = train(CORPUS, merges=30)
-    data = json.loads(io_service.export_tokenizer(tok).hf)
+    data = json.loads(tokenizer_files.export_tokenizer(tok).hf)
     data["model"]["merges"] = data["model"]["merges"][:5]  # forget most merges
-    trip = io_service.hf_round_trip(tok, json.dumps(data).encode(), "lowest newest")
+    trip = tokenizer_files.hf_round_trip(tok, json.dumps(data).encode(), "lowest newest")
     assert not trip.ok
     rows = trip.differences()
     assert rows and rows[0]["position"] == 0 and set(rows[0]) == {"position", "our token", "our id", "their token",
                                                                   "their id"}
     assert len(trip.differences(limit=1)) == 1
-    with pytest.raises(io_service.BPEError, match="tokenizers could not load"):
-        io_service.hf_round_trip(tok, b"{}", "x")
+    with pytest.raises(tokenizer_files.BPEError, match="tokenizers could not load"):
+        tokenizer_files.hf_round_trip(tok, b"{}", "x")
 
 
 def test_sample_text_is_the_corpus_start_plus_unseen_characters():
-    text = io_service.sample_text("low lower " * 100, length=25)
-    assert text == "low lower low lower low\n" + io_service.UNSEEN_EXTRA
+    text = tokenizer_files.sample_text("low lower " * 100, length=25)
+    assert text == "low lower low lower low\n" + tokenizer_files.UNSEEN_EXTRA
 
 
 # ---- uploads ---------------------------------------------------------------------------------------
 
 def test_gpt2_pair_is_read_together_whatever_the_names(byte_tok):
     (_, vocab), (_, merges) = gpt2_files(byte_tok)
-    loaded, problems = io_service.read_tokenizer_files([("my-merges.txt", merges), ("gpt2 vocab.json", vocab)])
+    loaded, problems = tokenizer_files.read_tokenizer_files([("my-merges.txt", merges), ("gpt2 vocab.json", vocab)])
     assert problems == [] and len(loaded) == 1
     item = loaded[0]
     assert item.name == "gpt2 vocab.json + my-merges.txt" and item.kind == "GPT-2 vocab.json + merges.txt"
     assert item.key.startswith("file:") and item.tokenizer.encode(TEXT).ids == byte_tok.encode(TEXT).ids
-    assert io_service.reload_round_trip(byte_tok, gpt2_files(byte_tok), TEXT).ok
+    assert tokenizer_files.reload_round_trip(byte_tok, gpt2_files(byte_tok), TEXT).ok
 
 
 def test_half_a_pair_says_what_is_missing(byte_tok):
     (_, vocab), (_, merges) = gpt2_files(byte_tok)
-    assert io_service.read_tokenizer_files([("vocab.json", vocab)]) == (
+    assert tokenizer_files.read_tokenizer_files([("vocab.json", vocab)]) == (
         [], ["vocab.json is a GPT-2 vocabulary: upload it together with its merges.txt (select both files)"])
-    loaded, problems = io_service.read_tokenizer_files([("merges.txt", merges)])
+    loaded, problems = tokenizer_files.read_tokenizer_files([("merges.txt", merges)])
     assert loaded == [] and "upload it together with its vocab.json" in problems[0]
 
 
@@ -114,7 +115,7 @@ def test_half_a_pair_says_what_is_missing(byte_tok):
     ("../../etc/evil.json", b"{oops", "evil.json is not valid JSON"),
 ])
 def test_malformed_files_give_one_line_without_the_temporary_folder(name, data, expected):
-    loaded, problems = io_service.read_tokenizer_files([(name, data)])
+    loaded, problems = tokenizer_files.read_tokenizer_files([(name, data)])
     assert loaded == [] and len(problems) == 1
     (message,) = problems
     assert expected in message and "\n" not in message and "bpe-upload-" not in message and "/tmp" not in message
@@ -125,8 +126,8 @@ def test_tiktoken_and_our_json_and_hf_uploads(byte_tok):
     ranks[b"lo"] = 256
     ranks[b"low"] = 257
     tiktoken = "".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in ranks.items()).encode()
-    exports = io_service.export_tokenizer(byte_tok)
-    loaded, problems = io_service.read_tokenizer_files(
+    exports = tokenizer_files.export_tokenizer(byte_tok)
+    loaded, problems = tokenizer_files.read_tokenizer_files(
         [("tiny.tiktoken", tiktoken), ("model.json", exports.ours), ("tokenizer.json", exports.hf)])
     assert problems == []
     assert [u.kind for u in loaded] == ["tiktoken rank file", "our JSON", "Hugging Face tokenizer.json"]
@@ -172,7 +173,7 @@ def test_upload_a_gpt2_pair_then_a_broken_file(app, byte_tok):
     at.file_uploader(key="io_w_upload").set_value(files).run()
     assert not at.exception
     assert any(s.value.startswith(md_escape("Loaded vocab.json + merges.txt (GPT-2")) for s in at.success)
-    assert at.session_state[sources.EXPLORE] in at.session_state[sources.UPLOADED]
+    assert at.session_state[picker.EXPLORE] in at.session_state[picker.UPLOADED]
     chips = [h.value for h in at.html if 'class="bpe-chips"' in h.value]
     assert chips and "\ufffd" not in chips[-1]
     assert len(at.get("plotly_chart")) == 1  # the merge trees
@@ -180,7 +181,7 @@ def test_upload_a_gpt2_pair_then_a_broken_file(app, byte_tok):
     assert not at.exception
     assert [e.value for e in at.error] == [md_escape("tokenizer.json is not valid JSON (Expecting property name "
                                                      "enclosed in double quotes at line 1, column 2)")]
-    assert len(at.session_state[sources.UPLOADED]) == 1  # the good one is still there
+    assert len(at.session_state[picker.UPLOADED]) == 1  # the good one is still there
     at.button(key="io_open_vocab").click().run()
     assert not at.exception and at.title[0].value == "Vocabulary"
     assert len(at.dataframe[0].value) == byte_tok.vocab_size
@@ -211,8 +212,8 @@ CJK_NAME = "语" * 100 + ".json"  # 305 bytes: longer than a file name may be on
     ("", "upload-1"),
 ])
 def test_any_file_name_reads_from_memory(byte_tok, name, shown_as):
-    ours = io_service.export_tokenizer(byte_tok).ours
-    loaded, problems = io_service.read_tokenizer_files([(name, ours)])
+    ours = tokenizer_files.export_tokenizer(byte_tok).ours
+    loaded, problems = tokenizer_files.read_tokenizer_files([(name, ours)])
     assert problems == [] and [u.name for u in loaded] == [shown_as]
     assert loaded[0].tokenizer.merges == byte_tok.merges
 
@@ -221,11 +222,12 @@ def test_a_readers_unexpected_error_is_one_line(monkeypatch, byte_tok):
     def crash(*args, **kwargs):
         raise RecursionError("deep")
 
-    monkeypatch.setattr(io_service, "load_bytes", crash)
-    loaded, problems = io_service.read_tokenizer_files([(CJK_NAME, io_service.export_tokenizer(byte_tok).ours)])
+    monkeypatch.setattr(tokenizer_files, "load_bytes", crash)
+    exported = tokenizer_files.export_tokenizer(byte_tok).ours
+    loaded, problems = tokenizer_files.read_tokenizer_files([(CJK_NAME, exported)])
     assert loaded == [] and problems == [f"{CJK_NAME} could not be read as a tokenizer (RecursionError)"]
-    monkeypatch.setattr(io_service, "detect_format", crash)
-    assert io_service.read_tokenizer_files([("x.json", b"{}")]) == (
+    monkeypatch.setattr(tokenizer_files, "detect_format", crash)
+    assert tokenizer_files.read_tokenizer_files([("x.json", b"{}")]) == (
         [], ["x.json could not be read as a tokenizer (RecursionError)"])
 
 
@@ -233,7 +235,7 @@ def test_a_long_or_crafted_file_name_on_the_page(app, byte_tok):
     from plain_text import constructs, shown
 
     at = open_files(app)
-    ours = io_service.export_tokenizer(byte_tok).ours
+    ours = tokenizer_files.export_tokenizer(byte_tok).ours
     crafted = "**b** $x$ :red[r] [l](www.example.invalid) <b>h.json"
     at.file_uploader(key="io_w_upload").set_value([(CJK_NAME, ours, "application/json"),
                                                   (crafted, b"{broken", "application/json")]).run()

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from bpe_core import Settings, train
 from bpe_core.analysis.longest_match import WORD_CAP, differences
-from explorer import lessons, tables
-from explorer.training import train_corpus
+from explorer.data import lessons
+from explorer.data.training import train_corpus
+from explorer.display import tables
 from sample_corpora import load_corpus
 
 

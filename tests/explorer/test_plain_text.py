@@ -15,8 +15,10 @@ from apptest_helpers import APP, plotly_specs
 from plain_text import OUTSIDE, RAW, constructs, markdown_strings, selectbox_options, shown
 from streamlit.testing.v1 import AppTest
 
-from explorer import charts, io_service, state
-from explorer.render import WORD_JOINER, md_escape
+from explorer.data import tokenizer_files
+from explorer.display import charts
+from explorer.display.render import WORD_JOINER, md_escape
+from explorer.ui import state
 
 PAGES = ("views/train.py", "views/corpus.py", "views/unseen.py", "views/lessons.py", "views/mistakes.py",
          "views/compare.py", "views/vocabulary.py", "views/files.py", "views/dropout.py")
@@ -106,7 +108,7 @@ def visited():
     at.switch_page("views/unseen.py").run()
     at.text_input(key=state.W_WORDS).set_value(OUTSIDE).run()
     at.switch_page("views/files.py").run()
-    exported = io_service.export_tokenizer(at.session_state[state.TRAINED].tokenizer).ours
+    exported = tokenizer_files.export_tokenizer(at.session_state[state.TRAINED].tokenizer).ours
     at.file_uploader(key="io_w_upload").set_value((FILE_NAME, exported, "application/json")).run()
     assert not at.exception, at.exception
     at.session_state["drop_word"] = "**bold**"

@@ -9,10 +9,11 @@ from player_helpers import player_data, player_element, send_view, shown
 from streamlit.testing.v1 import AppTest
 
 from bpe_core import Settings
-from explorer import animation, player, render, state
-from explorer.frames import frame_window, passage_at, passage_mode, word_history
-from explorer.render import cap_token
-from explorer.training import TrainRequest, train_corpus
+from explorer.data.training import TrainRequest, train_corpus
+from explorer.display import render
+from explorer.display.frames import frame_window, passage_at, passage_mode, word_history
+from explorer.display.render import cap_token
+from explorer.ui import animation, player, state
 from sample_corpora import load_corpus
 
 

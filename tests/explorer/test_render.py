@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from bpe_core.pretokenize import bytes_to_symbols
-from explorer.render import (
+from explorer.display.render import (
     Chip,
     WordRow,
     bytes_segments,

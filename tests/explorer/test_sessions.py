@@ -6,10 +6,10 @@ from collections import OrderedDict
 import pytest
 
 from bpe_core import BPEError, Settings
-from explorer import services, state
-from explorer.render import md_escape
-from explorer.training import TrainRequest, train_corpus
-from explorer.worker import TrainingPool, time_message
+from explorer.data.training import TrainRequest, train_corpus
+from explorer.data.worker import TrainingPool, time_message
+from explorer.display.render import md_escape
+from explorer.ui import state, store
 from sample_corpora import load_corpus
 
 
@@ -48,7 +48,7 @@ def test_the_fourth_corpus_drops_the_oldest_with_a_message(corpus_page):
 
 def test_corpora_over_the_memory_share_drop_the_oldest(corpus_page, monkeypatch):
     at = corpus_page
-    monkeypatch.setattr(services, "MAX_USER_CORPUS_BYTES", 3000)
+    monkeypatch.setattr(store, "MAX_USER_CORPUS_BYTES", 3000)
     paste(at, "a" * 1500)
     assert len(at.session_state[state.USER_CORPORA]) == 1
     paste(at, "b" * 1500)  # 2 x (1,500 + str header) > 3,000 bytes
@@ -67,36 +67,36 @@ def test_a_dropped_corpus_takes_its_trained_bundles_with_it(corpus_page):
 
 
 def test_the_app_refuses_more_merges_than_its_limit():
-    assert services.MAX_APP_MERGES == 50_000
-    services.check_request(TrainRequest(Settings(), "merges", 50_000))
+    assert store.MAX_APP_MERGES == 50_000
+    store.check_request(TrainRequest(Settings(), "merges", 50_000))
     with pytest.raises(
         BPEError, match=r"^1,000,000 merges is more than this app trains for one visitor \(50,000 at most\)"
     ):
-        services.check_request(TrainRequest(Settings(), "merges", 1_000_000))
+        store.check_request(TrainRequest(Settings(), "merges", 1_000_000))
     with pytest.raises(BPEError, match=r"^a vocabulary of 50,001 is more than this app trains"):
-        services.check_request(TrainRequest(Settings(), "vocab", 50_001))
+        store.check_request(TrainRequest(Settings(), "vocab", 50_001))
 
 
 def test_the_train_cache_is_bounded_by_memory(seed000_trained, monkeypatch):
-    monkeypatch.setattr(services, "TRAIN_CACHE_BYTES", 1000)
+    monkeypatch.setattr(store, "TRAIN_CACHE_BYTES", 1000)
     cache: OrderedDict = OrderedDict()
-    services._cache_put(cache, ("a",), seed000_trained, 600)
-    services._cache_put(cache, ("b",), seed000_trained, 300)
+    store._cache_put(cache, ("a",), seed000_trained, 600)
+    store._cache_put(cache, ("b",), seed000_trained, 300)
     assert list(cache) == [("a",), ("b",)]
-    services._cache_put(cache, ("c",), seed000_trained, 300)  # 1,200 > 1,000: the oldest goes
+    store._cache_put(cache, ("c",), seed000_trained, 300)  # 1,200 > 1,000: the oldest goes
     assert list(cache) == [("b",), ("c",)]
-    services._cache_put(cache, ("d",), seed000_trained, 5000)  # larger than the budget: kept alone
+    store._cache_put(cache, ("d",), seed000_trained, 5000)  # larger than the budget: kept alone
     assert list(cache) == [("d",)]
 
 
 def test_only_tiny_corpora_train_in_the_page_thread():
-    from explorer.corpus import pasted_corpus
+    from explorer.data.corpus import pasted_corpus
 
     lesson = pasted_corpus(load_corpus("seed000"))
-    assert services.trains_in_thread(lesson, TrainRequest(Settings(), "merges", 10))
-    assert not services.trains_in_thread(lesson, TrainRequest(Settings(), "merges", 50_000))
+    assert store.trains_in_thread(lesson, TrainRequest(Settings(), "merges", 10))
+    assert not store.trains_in_thread(lesson, TrainRequest(Settings(), "merges", 50_000))
     big = pasted_corpus("word " * 30_000)  # 150,000 characters
-    assert not services.trains_in_thread(big, TrainRequest(Settings(), "merges", 1))
+    assert not store.trains_in_thread(big, TrainRequest(Settings(), "merges", 1))
 
 
 def test_a_large_corpus_trains_in_a_worker_and_matches(app):
@@ -111,11 +111,11 @@ def test_a_large_corpus_trains_in_a_worker_and_matches(app):
     trained = at.session_state[state.TRAINED]
     here = train_corpus([load_corpus("english")], TrainRequest(Settings(), "merges", 20))
     assert trained.tokenizer.merges == here.tokenizer.merges
-    assert not services.trains_in_thread(_english_corpus(), TrainRequest(Settings(), "merges", 20))
+    assert not store.trains_in_thread(_english_corpus(), TrainRequest(Settings(), "merges", 20))
 
 
 def _english_corpus():
-    from explorer.corpus import sample_corpus
+    from explorer.data.corpus import sample_corpus
 
     return sample_corpus("english", "English", load_corpus("english"))
 
@@ -125,7 +125,7 @@ def test_a_training_over_the_time_limit_shows_a_message_and_is_not_retried(app, 
     submitted = []
     original = pool.submit
     monkeypatch.setattr(pool, "submit", lambda *a, **k: submitted.append(a[0]) or original(*a, **k))
-    monkeypatch.setattr(services, "training_pool", lambda: pool)
+    monkeypatch.setattr(store, "training_pool", lambda: pool)
     at = app
     at.query_params["corpus"] = "english"
     at.query_params["mode"] = "text"

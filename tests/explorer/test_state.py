@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from bpe_core import BPEError, Settings
-from explorer import state
-from explorer.lessons import LESSONS
-from explorer.training import TrainRequest
+from explorer.data.lessons import LESSONS
+from explorer.data.training import TrainRequest
+from explorer.ui import state
 
 SAMPLES = {"seed000", "seed003", "english"}
 

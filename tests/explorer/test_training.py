@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from bpe_core import BPEError, Settings
-from explorer.frames import build_frame, clamp_step, word_rows
-from explorer.lessons import EXPECTED_000_MERGES
-from explorer.training import TrainRequest, train_corpus
+from explorer.data.lessons import EXPECTED_000_MERGES
+from explorer.data.training import TrainRequest, train_corpus
+from explorer.display.frames import build_frame, clamp_step, word_rows
 
 
 def test_seed000_numbers(seed000_trained):

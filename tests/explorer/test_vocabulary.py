@@ -8,10 +8,10 @@ import pytest
 
 from bpe_core import Settings, train
 from bpe_core.analysis import vocabulary_table
-from explorer import state
-from explorer import tokenizer_sources as sources
-from explorer import vocab_view as view
-from explorer.io_service import Uploaded
+from explorer.data.tokenizer_files import Uploaded
+from explorer.display import vocabulary as view
+from explorer.ui import state
+from explorer.ui import tokenizer_picker as picker
 from sample_corpora import load_corpus
 
 
@@ -125,7 +125,7 @@ def test_an_uploaded_tokenizer_without_training_record(app):
     tok = train("hello world " * 5, Settings(mode="bytes"), merges=6)
     bare = type(tok)(settings=tok.settings, merges=tok.merges, vocab=tok.vocab, unk_token=None, source="gpt2")
     item = Uploaded("file:x", "vocab.json + merges.txt", bare)
-    app.session_state[sources.UPLOADED] = {item.key: item}
+    app.session_state[picker.UPLOADED] = {item.key: item}
     at = open_vocabulary(app)
     at.selectbox(key="voc_w_source").set_value("file:x").run()
     assert not at.exception and any("without a training record" in i.value for i in at.info)

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from bpe_core import Settings
-from explorer.training import TrainRequest, train_corpus
-from explorer.worker import TrainingPool, memory_message, time_message
+from explorer.data.training import TrainRequest, train_corpus
+from explorer.data.worker import TrainingPool, memory_message, time_message
 from sample_corpora import load_corpus
 
 # Text mode without a pre-tokenizer on the 5 MB English sample: each merge scans long "words",

@@ -15,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from ..render import CSS as CHIP_CSS
+from explorer.display.render import CSS as CHIP_CSS
 
 HERE = Path(__file__).resolve().parent
 NAME = "bpe_explorer.player"

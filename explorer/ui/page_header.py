@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import services, state
-from .render import as_clause, as_sentence, md_escape
-from .training import Trained
+from explorer.data.training import Trained
+from explorer.display.render import as_clause, as_sentence, md_escape
+from explorer.ui import state, store
 
 
 def presenter() -> bool:
@@ -24,7 +24,7 @@ def header(title: str, intro: str = "", *, summary: bool = True) -> Trained | No
     """Title, messages, a one-line summary; returns the trained bundle (None: nothing to show).
 
     `summary=False` leaves out the sidebar tokenizer's summary, for a page that shows a tokenizer
-    picked on the page (it describes that one itself: `tokenizer_sources.caption`).
+    picked on the page (it describes that one itself: `tokenizer_picker.caption`).
     """
     ss = st.session_state
     st.title(title)
@@ -53,7 +53,7 @@ def training_summary(trained: Trained) -> str:
     corpus_key = st.session_state[state.TRAINED_FOR][0]
     tok = trained.tokenizer
     return (
-        f"**{md_escape(services.corpus_title(corpus_key))}** · {trained.request.describe()} · "
+        f"**{md_escape(store.corpus_title(corpus_key))}** · {trained.request.describe()} · "
         f"{trained.steps:,} merges learned · vocabulary {tok.vocab_size:,} tokens: "
         f"{trained.alphabet:,} base symbols + {tok.vocab_size - trained.alphabet - bool(tok.unk_token):,} "
         f"made by merges{' + the unknown token' if tok.unk_token else ''}"

@@ -5,8 +5,7 @@ import streamlit as st
 
 from bpe_core import BPEError
 from bpe_core.settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS
-
-from . import services, state
+from explorer.ui import state, store
 
 _HELP = {
     "mode": "word: split on whitespace, add an end-of-word marker (the seed 000 lesson). "
@@ -31,7 +30,7 @@ def _corpus_changed() -> None:
 
 def render() -> None:
     ss = st.session_state
-    options = services.corpus_options()
+    options = store.corpus_options()
     if ss[state.W_CORPUS] not in options:
         ss[state.W_CORPUS] = ss[state.CORPUS] if ss[state.CORPUS] in options else state.DEFAULT_CORPUS
         ss[state.CORPUS] = ss[state.W_CORPUS]
@@ -66,7 +65,7 @@ def link_caption(corpus_key: str) -> None:
     if corpus_key.startswith("sample:"):
         return
     try:
-        text = services.get_corpus(corpus_key).text
+        text = store.get_corpus(corpus_key).text
     except BPEError:
         return
     if state.link_carries(text):

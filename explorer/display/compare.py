@@ -14,10 +14,9 @@ import plotly.graph_objects as go
 
 from bpe_core import Settings, Tokenizer
 from bpe_core.analysis import Column, ComparedToken, Comparison, hex_bytes, token_bytes_of, visible_whitespace
-
-from .charts import figure
-from .render import Chip, chip_html, escape, hue, token_text
-from .training import Trained, TrainRequest
+from explorer.data.training import Trained, TrainRequest
+from explorer.display.charts import figure
+from explorer.display.render import Chip, chip_html, escape, hue, token_text
 
 ENTRIES = "cmp_entries"  # session key: [Entry] compared, in column order (the Files page adds to it too)
 MAX_ENTRIES = 4

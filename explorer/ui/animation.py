@@ -1,4 +1,4 @@
-"""The training animation: the browser-side player (explorer/player) and the compression curve.
+"""The training animation: the browser-side player (explorer/ui/player) and the compression curve.
 
 The browser plays the frames of a window of steps on its own and tells the server (a "view"
 event) when the user pauses, steps, scrubs or changes speed, and when it needs the next window.
@@ -15,10 +15,10 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from bpe_core import BPEError
-
-from . import charts, player, state
-from .frames import clamp_step, frame_window, passage_mode
-from .training import Trained
+from explorer.data.training import Trained
+from explorer.display import charts
+from explorer.display.frames import clamp_step, frame_window, passage_mode
+from explorer.ui import player, state
 
 WORDS_SHOWN = 14
 log = logging.getLogger(__name__)

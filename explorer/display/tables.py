@@ -11,13 +11,12 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from bpe_core import Merge, MergeStep, Tokenizer
-
-from .render import token_text
+from explorer.display.render import token_text
 
 EMPTY = "—"  # what a table shows where a value is unknown (`st.dataframe(placeholder=EMPTY)`; else "None")
 
 if TYPE_CHECKING:
-    from .lessons import Mismatch, TryIt
+    from explorer.data.lessons import Mismatch, TryIt
 
 
 def merges_table(trace: Sequence[Merge], *, byte_level: bool = False) -> pd.DataFrame:

@@ -12,8 +12,7 @@ from itertools import accumulate
 
 from bpe_core import Settings, Tokenizer, encode_replay, train
 from bpe_core.analysis.longest_match import GreedyVocabulary, compare
-
-from .training import TrainRequest
+from explorer.data.training import TrainRequest
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from bpe_core.analysis import DropoutDistribution
-
-from .charts import CHOSEN, OTHER, figure, label
-from .render import token_text
+from explorer.display.charts import CHOSEN, OTHER, figure, label
+from explorer.display.render import token_text
 
 TOP_SHOWN = 15  # segmentations in the chart; the table holds them all
 

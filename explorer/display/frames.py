@@ -8,9 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bpe_core import Merge
-
-from .render import TOKEN_CAP, Chip, WordRow, cap_token, token_segments
-from .training import LONG_WORD, Trained
+from explorer.data.training import LONG_WORD, Trained
+from explorer.display.render import TOKEN_CAP, Chip, WordRow, cap_token, token_segments
 
 
 @dataclass(frozen=True)
@@ -67,7 +66,7 @@ def build_frame(trained: Trained, step: int, *, words: int = 16) -> Frame:
 
 # ---- windows of frames for the browser-side player ------------------------------------------
 #
-# The player (explorer/player) plays and scrubs in the browser, so the server sends the frames of
+# The player (explorer/ui/player) plays and scrubs in the browser, so the server sends the frames of
 # a window of steps at once, as plain JSON. Tokens are sent once per window in a table (their
 # display segments, already made readable and capped, and the rank of the merge that made them);
 # frames refer to them by index. A word's segmentation is sent as a history: its pieces at the

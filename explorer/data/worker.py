@@ -27,17 +27,16 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from bpe_core import BPEError
-
-from .training import Trained, TrainRequest, train_corpus
+from explorer.data.training import Trained, TrainRequest, train_corpus
 
 MAX_TRAININGS = max(1, min(2, os.cpu_count() or 1))  # trainings at once, server-wide
 TIME_LIMIT = 120.0  # seconds one training may run
 MEMORY_LIMIT = 3 * 1024**3  # bytes of address space one training may use
 ABANDON_AFTER = 20.0  # seconds without anyone waiting for a job before it is stopped
 PROGRESS_EVERY = 0.1  # seconds between progress messages from a worker
-ROOT = Path(__file__).resolve().parents[1]  # so that the worker imports this checkout's explorer
+ROOT = Path(__file__).resolve().parents[2]  # so that the worker imports this checkout's explorer
 # The worker's program: read pipe descriptors and the memory limit from argv, then train.
-_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from explorer.worker import _main; _main(sys.argv[2:])"
+_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from explorer.data.worker import _main; _main(sys.argv[2:])"
 
 
 def _gib(n: int) -> str:
