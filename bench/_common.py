@@ -1,15 +1,14 @@
 """Helpers shared by the benchmark scripts: corpora, memory readings, tables, JSON results.
 
-The scripts are run as files (``python bench/bench_train.py``), so this module puts the
-repository root on ``sys.path`` to make ``bpe_core`` and ``sample_corpora`` importable
-without an install.
+The scripts are run as files (``python bench/bench_train.py``): Python puts bench/ on the path,
+so they import these modules by their names; ``bpe_core`` and ``sample_corpora`` come from the
+editable install (requirements.txt).
 """
 from __future__ import annotations
 
 import json
 import os
 import platform
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -17,8 +16,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 RESULTS_DIR = ROOT / "bench" / "results"  # git-ignored
 CORPUS_DIR = RESULTS_DIR / "corpora"

@@ -10,6 +10,12 @@ from pathlib import Path
 START_TIMEOUT = 90.0  # seconds; the two cores may be busy
 
 
+def streamlit_options(port: int) -> list[str]:
+    """The `streamlit run` options of every benchmark's server: headless, loopback only, no file watcher."""
+    return ["--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
+            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -45,3 +51,15 @@ def stop(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def rss_mb(pid: int) -> float:
+    """The resident set of process `pid` in MB (VmRSS); 0 once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0

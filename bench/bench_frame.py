@@ -14,19 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
-from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bpe_core import Settings  # noqa: E402
-from explorer.data.training import TrainRequest, train_corpus  # noqa: E402
-from explorer.display.frames import frame_window, passage_mode  # noqa: E402
+from bpe_core import Settings
+from explorer.data.training import TrainRequest, train_corpus
+from explorer.display.frames import frame_window, passage_mode
 from explorer.ui import player
-from explorer.ui.animation import WORDS_SHOWN  # noqa: E402
-from sample_corpora import load_corpus  # noqa: E402
+from explorer.ui.animation import WORDS_SHOWN
+from sample_corpora import load_corpus
 
 DEFAULT_MERGES = {"word": 5000, "text": 2000, "bytes": 2000}
 

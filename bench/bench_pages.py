@@ -28,18 +28,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _server
+from _browser import chromium, new_page, require_chromium
+from _common import ROOT, machine_info, table, write_json
+from _page_timing import LOADED_JS, QUIET, click, errors_on, nav, open_expander_and_tab, timed
 
-import _server  # noqa: E402
-from _common import ROOT, machine_info, table, write_json  # noqa: E402
-
-CHROMIUM = "/usr/bin/chromium"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", "--no-first-run"]
 PAGE_TARGET = 2.0
 UPLOAD_TARGET = 5.0
-QUIET = 0.4  # seconds the page must stay finished for a time to count
 
 # url_path (explorer/app.py PAGES) -> the sidebar link's title
 PAGES = {
@@ -57,45 +52,6 @@ PAGES = {
 # the lessons go last because their buttons switch the session to a lesson corpus.
 ORDER = ["corpora", "unseen-words", "common-mistakes", "side-by-side", "vocab-table", "import-export",
          "bpe-dropout", "watch", "seed-lessons"]
-
-# Installed once per page load: counts script runs that start and finish after `window.__bench.reset()`.
-OBSERVER_JS = """() => {
-  if (window.__bench) return;
-  const app = document.querySelector('[data-testid="stApp"]');
-  const b = window.__bench = {started: 0, finished: 0, finishedAt: 0, t0: 0,
-    reset() { this.started = 0; this.finished = 0; this.finishedAt = 0; this.t0 = performance.now(); }};
-  new MutationObserver(() => {
-    const s = app.getAttribute('data-test-script-state');
-    if (s === 'running' || s === 'rerunRequested') { if (b.started === b.finished) b.started++; }
-    else if (b.started > b.finished) { b.finished = b.started; b.finishedAt = performance.now(); }
-  }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
-}"""
-
-# True once a run that began after the reset has finished and the page shows only fresh elements.
-DONE_JS = """([path, text]) => {
-  const b = window.__bench, app = document.querySelector('[data-testid="stApp"]');
-  if (!b || !app || b.finished < 1 || b.started > b.finished) return false;
-  if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  if (document.querySelector('[data-stale="true"]')) return false;
-  if (document.querySelector('[data-testid^="stStatusWidgetRunning"]')) return false;
-  if (path && location.pathname !== path) return false;
-  const main = document.querySelector('[data-testid="stMain"]');
-  if (text && !(main && main.innerText.includes(text))) return false;
-  return true;
-}"""
-
-# The first load of a link: the page is drawn and nothing runs.
-LOADED_JS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  if (document.querySelector('[data-stale="true"], [data-testid^="stStatusWidgetRunning"]')) return false;
-  return !!document.querySelector('[data-testid="stMain"] h1');
-}"""
-
-ERRORS_JS = """() => document.querySelectorAll(
-  '[data-testid="stMain"] [data-testid="stException"], [data-testid="stMain"] [data-testid="stAlertContentError"]'
-).length"""
-
 
 @dataclass
 class Row:
@@ -119,112 +75,11 @@ class Row:
 def start_server(log_path: Path) -> tuple[subprocess.Popen, str]:
     """`streamlit run explorer/app.py` on a free port, as tests/browser/conftest.py starts it."""
     port = _server.free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "explorer/app.py", "--server.headless", "true",
-               "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-               "--server.fileWatcherType", "none"]
+    command = [sys.executable, "-m", "streamlit", "run", "explorer/app.py", *_server.streamlit_options(port)]
     return _server.start(command, port=port, cwd=ROOT, log_path=log_path)
 
 
 stop_server = _server.stop
-
-
-def server_rss_mb(process: subprocess.Popen) -> float | None:
-    try:
-        with open(f"/proc/{process.pid}/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
-# ---- timing one action in the browser ------------------------------------------------------------
-
-def pathname(url_path: str) -> str:
-    """The address of a page: the default page (Watch training) lives at the root."""
-    return "/" if url_path == "watch" else f"/{url_path}"
-
-
-STATE_JS = """() => ({state: document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state'),
-  bench: window.__bench && [window.__bench.started, window.__bench.finished],
-  stale: document.querySelectorAll('[data-stale="true"]').length, path: location.pathname})"""
-
-
-def timed(page, act, *, path: str = "", text: str = "", timeout: float = 120.0, quiet: bool = True,
-          retry: bool = True, notes: list[str] | None = None) -> float | None:
-    """Seconds from `act()` until a run it started has finished and the page is fresh (None: timed out).
-
-    `path`: the page's url path the browser must then be on; `text`: what the page must then show.
-    A click that starts no run within 5 s was lost (it landed while the page was being replaced):
-    it is made again, and the time counts from the first click. What happened goes to `notes`.
-    """
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    notes = notes if notes is not None else []
-    expected = [path and pathname(path), text]
-    page.evaluate(OBSERVER_JS)
-    page.evaluate("() => window.__bench.reset()")
-    act()
-    deadline = time.monotonic() + timeout
-    retried = False
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            notes.append(f"timed out: {page.evaluate(STATE_JS)}")
-            return None
-        try:
-            wait = min(left, 5.0) if retry and not retried else left
-            page.wait_for_function(DONE_JS, arg=expected, timeout=wait * 1000, polling=25)
-        except PlaywrightTimeout:
-            if retry and not retried and page.evaluate("() => window.__bench.started") == 0:
-                retried = True
-                notes.append("click made twice (the first started nothing)")
-                act()
-            continue
-        finished = page.evaluate("() => [window.__bench.finished, window.__bench.finishedAt - window.__bench.t0]")
-        if not quiet:
-            return finished[1] / 1000
-        page.wait_for_timeout(QUIET * 1000)
-        again = page.evaluate("() => window.__bench.finished")
-        if again == finished[0] and page.evaluate(DONE_JS, expected):
-            return finished[1] / 1000
-        # Another run began (a rerun or a page switch the first one asked for): wait for that one.
-
-
-def nav(page, path: str):
-    """A click on the sidebar's link to the page at `path` (a page switch within the session)."""
-    def act() -> None:
-        link = page.locator(f'[data-testid="stSidebarNav"] a[href="{page_base(page)}{pathname(path)}"]')
-        if not link.count():
-            more = page.locator('[data-testid="stSidebarNavViewButton"]')
-            if more.count():
-                more.first.click()
-        link.first.click()
-    return act
-
-
-def page_base(page) -> str:
-    return page.evaluate("() => location.origin")
-
-
-def click(page, selector: str, *, before=None):
-    def act() -> None:
-        page.locator(selector).first.click()
-    return act
-
-
-def errors_on(page) -> int:
-    return int(page.evaluate(ERRORS_JS))
-
-
-def open_expander_and_tab(page, expander_text: str, tab_text: str) -> None:
-    details = page.locator("[data-testid=stExpander] details").filter(has_text=expander_text).first
-    if details.get_attribute("open") is None:
-        details.locator("summary").click()
-    tab = page.get_by_role("tab", name=tab_text)
-    tab.first.wait_for(state="visible", timeout=10_000)
-    tab.first.click()
 
 
 # ---- a mode's run ------------------------------------------------------------------------------------
@@ -243,8 +98,7 @@ def measure(rows: list[Row], mode: str, what: str, page, act, *, target: float |
 
 
 def run_mode(browser, base: str, mode: str, args, rows: list[Row]) -> None:
-    context = browser.new_context(viewport={"width": 1440, "height": 1000})
-    page = context.new_page()
+    context, page = new_page(browser)
     try:
         link = f"{base}/?corpus={args.corpus}&mode={mode}&merges={args.merges}&step=1"
         started = time.perf_counter()
@@ -280,10 +134,10 @@ def compare_buttons(page, mode: str, args, rows: list[Row]) -> None:
 
 
 LESSON_BUTTONS = [  # (tab title starts with, button key, what)
-    ("Seed 000", "open_seed000", "Open in the explorer (seed 000)"),
-    ("Seed 000", "open_seed000_try", "Try it in the explorer (seed 000)"),
-    ("Seed 003", "open_seed003", "Open in the explorer (seed 003)"),
-    ("Seed 002", "open_seed002", "Open in the explorer (seed 002)"),
+    ("low, lower", "open_seed000", "Open in the explorer (low, lower, newest, widest)"),
+    ("low, lower", "open_seed000_try", "Try it in the explorer (low, lower, newest, widest)"),
+    ("like, love", "open_seed003", "Open in the explorer (like, love, hug)"),
+    ("cats and dogs", "open_seed002", "Open in the explorer (cats and dogs)"),
 ]
 
 
@@ -316,8 +170,7 @@ def upload(browser, base: str, mode: str, args, rows: list[Row]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"upload-{mode}.txt"
         path.write_bytes(data)
-        context = browser.new_context(viewport={"width": 1440, "height": 1000})
-        page = context.new_page()
+        context, page = new_page(browser)
         try:
             page.goto(f"{base}/corpora?mode={mode}&merges={args.merges}&step=1")
             page.wait_for_function(LOADED_JS, timeout=120_000, polling=50)
@@ -364,34 +217,25 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown page {', '.join(unknown)}; choose from {', '.join(PAGES)}")
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    if not os.path.exists(CHROMIUM):
-        raise SystemExit(f"{CHROMIUM} is missing: install Debian's chromium (scripts/install.sh does)")
-
-    from playwright.sync_api import sync_playwright
-
+    require_chromium()
     rows: list[Row] = []
     log_path = Path(tempfile.gettempdir()) / f"bench-pages-server-{os.getpid()}.log"
     began = time.perf_counter()
     load_start = _load()
     process, base = start_server(log_path)
-    rss: dict[str, float | None] = {"start": server_rss_mb(process)}
+    rss: dict[str, float | None] = {"start": _server.rss_mb(process.pid)}
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-            try:
-                for mode in modes:
-                    steps = [("pages", run_mode)] + ([] if args.no_upload else [("upload", upload)])
-                    for name, step in steps:
-                        print(f"mode {mode}: {name} ...", file=sys.stderr, flush=True)
-                        try:
-                            step(browser, base, mode, args, rows)
-                        except Exception as exc:  # noqa: BLE001 - report it and go on with the next
-                            first = str(exc).splitlines()[0] if str(exc) else ""
-                            rows.append(Row(mode, f"{name}: stopped", None, None, 0,
-                                            f"{type(exc).__name__}: {first}"))
-                    rss[mode] = server_rss_mb(process)
-            finally:
-                browser.close()
+        with chromium() as browser:
+            for mode in modes:
+                steps = [("pages", run_mode)] + ([] if args.no_upload else [("upload", upload)])
+                for name, step in steps:
+                    print(f"mode {mode}: {name} ...", file=sys.stderr, flush=True)
+                    try:
+                        step(browser, base, mode, args, rows)
+                    except Exception as exc:  # noqa: BLE001 - report it and go on with the next
+                        first = str(exc).splitlines()[0] if str(exc) else ""
+                        rows.append(Row(mode, f"{name}: stopped", None, None, 0, f"{type(exc).__name__}: {first}"))
+                rss[mode] = _server.rss_mb(process.pid)
     finally:
         stop_server(process)
 

@@ -29,17 +29,11 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _server
+from _browser import chromium, new_page, require_chromium
+from _common import CORPUS_DIR, RESULTS_DIR, ROOT
+from _server import rss_mb
 
-import _server  # noqa: E402
-
-CHROMIUM = "/usr/bin/chromium"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", "--no-first-run"]
-CORPUS_DIR = ROOT / "bench" / "results" / "corpora"
 TTL = 5  # seconds Streamlit keeps a disconnected session in this benchmark
 PAGES = ("Corpus", "Vocabulary", "Unseen words", "Watch training")
 TITLES = {"Corpus": re.compile("^Corpus"), "Vocabulary": re.compile("^Vocabulary"),
@@ -69,16 +63,15 @@ def serve(port: int) -> None:
     signal.signal(signal.SIGUSR1, collect)
     from streamlit.web import cli
 
-    sys.argv = ["streamlit", "run", str(ROOT / "explorer" / "app.py"), "--server.headless", "true",
-                "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-                "--server.fileWatcherType", "none", "--server.disconnectedSessionTTL", str(TTL)]
+    sys.argv = ["streamlit", "run", str(ROOT / "explorer" / "app.py"), *_server.streamlit_options(port),
+                "--server.disconnectedSessionTTL", str(TTL)]
     sys.exit(cli.main())
 
 
 def start_server(*, in_thread: bool = False) -> tuple[subprocess.Popen, str]:
     port = _server.free_port()
     env = dict(os.environ, EXPLORER_TRAIN_IN_THREAD="1" if in_thread else "0")
-    log_path = ROOT / "bench" / "results" / "sessions-server.log"
+    log_path = RESULTS_DIR / "sessions-server.log"
     return _server.start([sys.executable, __file__, "--serve", str(port)], port=port, cwd=ROOT,
                          log_path=log_path, env=env)
 
@@ -87,17 +80,6 @@ stop_server = _server.stop
 
 
 # ---- memory -----------------------------------------------------------------------------------
-
-def rss_mb(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
 
 def children(pid: int) -> list[int]:
     out: list[int] = []
@@ -231,8 +213,7 @@ def summary(times: list[float]) -> str:
 def part_pages_and_upload(browser, base: str, sampler: Sampler, mb: float) -> None:
     path = corpus_file("english", mb)
     print(f"corpus for session A: {path.name}, {path.stat().st_size / 1e6:.1f} MB")
-    b_context = browser.new_context(viewport={"width": 1440, "height": 1000})
-    b = b_context.new_page()
+    b_context, b = new_page(browser)
     open_page(b, base + "/?step=1", TITLES["Watch training"])
     for link in PAGES:  # once unmeasured: each page's first visit imports its modules
         visit(b, link)
@@ -240,8 +221,7 @@ def part_pages_and_upload(browser, base: str, sampler: Sampler, mb: float) -> No
     print(f"session B alone: {summary(quiet)}")
 
     baseline = sampler.reset()
-    a_context = browser.new_context(viewport={"width": 1440, "height": 1000})
-    a = a_context.new_page()
+    a_context, a = new_page(browser)
     started = time.perf_counter()
     upload(a, base, path, wait=False)
     # Session A now reads its upload and trains (its page shows the progress); B moves between
@@ -263,14 +243,12 @@ def part_pages_and_upload(browser, base: str, sampler: Sampler, mb: float) -> No
 def part_link(browser, base: str, sampler: Sampler) -> None:
     """Session A opens a link asking for a million merges in text mode; B moves between pages meanwhile."""
     link = "/?corpus=english&mode=text&merges=1000000"
-    b_context = browser.new_context(viewport={"width": 1440, "height": 1000})
-    b = b_context.new_page()
+    b_context, b = new_page(browser)
     open_page(b, base + "/?step=1", TITLES["Watch training"])
     for name in PAGES:
         visit(b, name)
     baseline = sampler.reset()
-    a_context = browser.new_context(viewport={"width": 1440, "height": 1000})
-    a = a_context.new_page()
+    a_context, a = new_page(browser)
     started = time.perf_counter()
     a.goto(base + link)
     outcome = a.get_by_text(re.compile(r"merges learned|Could not train"))
@@ -303,8 +281,8 @@ def settle(browser, base: str, pid: int) -> float:
 def part_sessions(browser, base: str, sampler: Sampler, pid: int, n: int, mb: float) -> None:
     # Warm-up: one session uploads a small corpus and closes, so that every module the pages
     # import (pandas, pyarrow for the tables...) is loaded before the baseline is read.
-    context = browser.new_context(viewport={"width": 1440, "height": 1000})
-    upload(context.new_page(), base, corpus_file("english", 0.2, offset=7))
+    context, page = new_page(browser)
+    upload(page, base, corpus_file("english", 0.2, offset=7))
     context.close()
     baseline = settle(browser, base, pid)
     sampler.reset()
@@ -312,8 +290,7 @@ def part_sessions(browser, base: str, sampler: Sampler, pid: int, n: int, mb: fl
     for i in range(n):
         name = ("english", "python")[i % 2]
         path = corpus_file(name, mb, offset=1000 * (i + 1))
-        context = browser.new_context(viewport={"width": 1440, "height": 1000})
-        page = context.new_page()
+        context, page = new_page(browser)
         upload(page, base, path)
         contexts.append(context)
         print(f"  session {i + 1}: {path.name} uploaded and trained; server RSS {rss_mb(pid):.0f} MB")
@@ -331,7 +308,7 @@ def part_sessions(browser, base: str, sampler: Sampler, pid: int, n: int, mb: fl
         f"after close {after_close:.0f} MB, after gc {after_gc:.0f} MB "
         f"(after gc - baseline: {after_gc - baseline:+.0f} MB)"
     )
-    log = (ROOT / "bench" / "results" / "sessions-server.log").read_text(errors="replace")
+    log = (RESULTS_DIR / "sessions-server.log").read_text(errors="replace")
     probes = [line for line in log.splitlines() if line.startswith("bench: ")]
     if probes:
         print(f"  after gc, in the server: {probes[-1].removeprefix('bench: ')}")
@@ -351,17 +328,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.serve:
         serve(args.serve)
         return 0
-    if not os.path.exists(CHROMIUM):
-        raise SystemExit(f"{CHROMIUM} is missing: install Debian's chromium (scripts/install.sh does)")
-    from playwright.sync_api import sync_playwright
-
-    (ROOT / "bench" / "results").mkdir(parents=True, exist_ok=True)
+    require_chromium()
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     process, base = start_server(in_thread=args.in_thread)
     print("training in the page's thread (--in-thread)" if args.in_thread else "training in worker processes")
     sampler = Sampler(process.pid)
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        with chromium() as browser:
             warm = browser.new_context()
             open_page(warm.new_page(), base + "/?step=1", TITLES["Watch training"])
             warm.close()
@@ -372,7 +345,6 @@ def main(argv: list[str] | None = None) -> int:
                 part_link(browser, base, sampler)
             if args.part in ("all", "sessions"):
                 part_sessions(browser, base, sampler, process.pid, args.sessions, args.session_mb)
-            browser.close()
     finally:
         sampler.stop()
         stop_server(process)

@@ -28,7 +28,6 @@ symbols that contain a tab (see `tab_demo`).
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import subprocess
@@ -38,154 +37,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _agreement import compare, explain  # noqa: E402
-from _common import (  # noqa: E402
-    CASES,
-    CORPORA,
-    QUICK_BYTES,
-    corpus_path,
-    fmt,
-    machine_info,
-    mb,
-    no_tqdm,
-    proc_status,
-    read_text,
-    table,
-    write_json,
-)
-from _profile import profile_ours  # noqa: E402
-from _tab_demo import print_tab_demo, tab_demo  # noqa: E402
+from _agreement import compare, explain
+from _common import CASES, CORPORA, QUICK_BYTES, corpus_path, fmt, machine_info, mb, read_text, table, write_json
+from _profile import profile_ours
+from _tab_demo import print_tab_demo, tab_demo
+from _train_workers import PY_ONLY_SPACES, worker_main
 
 PEER_NAMES = {"hf-whitespace": "HF", "hf-bytelevel": "HF", "subword-nmt": "subword-nmt"}
-
-# Python's str.isspace() (our word split) is true for these four separators, Rust's
-# char::is_whitespace (HF's WhitespaceSplit) is not: words holding them split differently.
-PY_ONLY_SPACES = "\x1c\x1d\x1e\x1f"
-
-
-# ---- workers: each runs in its own process ---------------------------------------------------
-
-def _work_ours(spec: dict[str, Any], text: str) -> dict[str, Any]:
-    from bpe_core import Settings, train
-    from bpe_core.pretokenize import count_words
-
-    settings = Settings(**spec["settings"])
-    merges = spec["merges"]
-    # The counting phase alone, for the phase split (its memory is freed before training).
-    t0 = time.perf_counter()
-    counts = count_words([text], settings)
-    count_seconds = time.perf_counter() - t0
-    distinct = len(counts)
-    del counts
-    before = proc_status()
-    t0 = time.perf_counter()
-    tok = train([text], settings, merges=merges)
-    seconds = time.perf_counter() - t0
-    after = proc_status()
-    return {
-        "seconds": seconds,
-        "count_seconds": count_seconds,
-        "merge_seconds": max(0.0, seconds - count_seconds),
-        "rss_before_kib": before["VmRSS"],
-        "peak_kib": after["VmHWM"],
-        "merges": [list(p) for p in tok.merges],
-        "distinct_words": distinct,
-        "stop_reason": tok.training.stop_reason if tok.training else "",
-    }
-
-
-def _rust_whitespace(ch: str) -> bool:
-    return ch.isspace() and ch not in PY_ONLY_SPACES
-
-
-def _hf_merges(tokenizer: Any) -> list[list[str]]:
-    model = json.loads(tokenizer.to_str())["model"]
-    out = []
-    for m in model["merges"]:
-        out.append(list(m) if isinstance(m, list) else m.split(" ", 1))
-    return out
-
-
-def _work_hf(spec: dict[str, Any], text: str) -> dict[str, Any]:
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
-    merges = spec["merges"]
-    tokenizer = Tokenizer(models.BPE())
-    extra: dict[str, Any] = {}
-    if spec["engine"] == "hf-whitespace":
-        tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-        alphabet = sum(1 for ch in set(text) if not _rust_whitespace(ch))
-    else:
-        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        extra["initial_alphabet"] = pre_tokenizers.ByteLevel.alphabet()
-        alphabet = len(extra["initial_alphabet"])  # 256: every byte, seen or not
-    # HF stops when the vocabulary (special tokens + alphabet + merged tokens) reaches
-    # vocab_size; with no special tokens that is alphabet + N for N merges (more merges if two
-    # merges spell the same token, which adds no vocabulary entry: only the first N are compared).
-    vocab_size = alphabet + merges
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        min_frequency=0,  # HF stops at count < 1 anyway; ours uses min_frequency=1: same rule
-        show_progress=False,
-        special_tokens=[],
-        limit_alphabet=1_000_000,  # keep every character (None is refused by the binding)
-        **extra,
-    )
-    before = proc_status()
-    t0 = time.perf_counter()
-    tokenizer.train_from_iterator([text], trainer)
-    seconds = time.perf_counter() - t0
-    after = proc_status()
-    return {
-        "seconds": seconds,
-        "rss_before_kib": before["VmRSS"],
-        "peak_kib": after["VmHWM"],
-        "merges": _hf_merges(tokenizer),
-        "alphabet": alphabet,
-        "vocab_size": vocab_size,
-    }
-
-
-def _work_subword_nmt(spec: dict[str, Any], text: str) -> dict[str, Any]:
-    import subword_nmt.learn_bpe as learn_bpe_module
-
-    from bpe_core import Settings
-    from bpe_core.pretokenize import count_words
-
-    learn_bpe_module.tqdm = no_tqdm  # its progress bar would be timed and printed
-    settings = Settings(**CASES["suffix"]["ours"])
-    counts = count_words([text], settings)
-    lines = [f"{word} {n}\n" for word, n in counts.items()]
-    del counts
-    out = io.StringIO()
-    before = proc_status()
-    t0 = time.perf_counter()
-    learn_bpe_module.learn_bpe(lines, out, spec["merges"], min_frequency=1, is_dict=True)
-    seconds = time.perf_counter() - t0
-    after = proc_status()
-    merges = [line.split(" ") for line in out.getvalue().splitlines()[1:]]  # skip "#version"
-    return {
-        "seconds": seconds,
-        "rss_before_kib": before["VmRSS"],
-        "peak_kib": after["VmHWM"],
-        "merges": merges,
-    }
-
-
-def worker_main(spec_path: str, out_path: str) -> None:
-    spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
-    text = read_text(spec["corpus_path"])
-    engine = spec["engine"]
-    if engine == "ours":
-        result = _work_ours(spec, text)
-    elif engine.startswith("hf-"):
-        result = _work_hf(spec, text)
-    elif engine == "subword-nmt":
-        result = _work_subword_nmt(spec, text)
-    else:
-        raise SystemExit(f"unknown engine {engine!r}")
-    Path(out_path).write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
 
 
 def paired_ratios(ours_runs: list[dict[str, Any]], peer_runs: list[dict[str, Any]], peer: str) -> list[float]:
@@ -238,12 +96,7 @@ def run_worker(spec: dict[str, Any], *, hf_parallel: bool, tmp: Path) -> dict[st
     return result
 
 
-# ============================================================================================
-# Agreement
-# ============================================================================================
-
-
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size-mb", type=float, default=5.0, help="target corpus size in MB (default 5)")
     parser.add_argument("--merges", type=int, nargs="+", default=[2000, 10000])
@@ -261,8 +114,142 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile-case", choices=list(CASES), default="word")
     parser.add_argument("--json", help="write the JSON results here (default: bench/results/)")
     parser.add_argument("--worker", nargs=2, metavar=("SPEC", "OUT"), help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
+
+def describe_corpora(texts: dict[str, str], paths: dict[str, Path], target: int) -> dict[str, Any]:
+    """Each corpus's path and size, with a note printed where its builder came up short."""
+    out = {}
+    for name, text in texts.items():
+        size = len(text.encode("utf-8"))
+        out[name] = {
+            "path": str(paths[name]),
+            "bytes": size,
+            "short_of_target": size < 0.9 * target,
+            "python_only_whitespace_chars": sum(text.count(c) for c in PY_ONLY_SPACES),
+        }
+        if size < 0.9 * target:
+            print(
+                f"note: the {name} corpus builder returned {mb(size):.2f} MB of the {mb(target):.2f} MB asked "
+                "for (it ran out of source material); the benchmark uses what it got."
+            )
+    return out
+
+
+def compare_runs(spec: dict[str, Any], ours_runs: list[dict[str, Any]], peer_runs: list[dict[str, Any]],
+                 text: str, explanations: list[str]) -> dict[str, Any]:
+    """One comparison: do the merge lists agree, and the time and memory ratios of the fastest runs."""
+    name, merges, case, peer_engine = spec["corpus"], spec["merges"], spec["case"], CASES[spec["case"]]["peer"]
+    ours, peer = fastest(ours_runs), fastest(peer_runs)
+    comp: dict[str, Any] = {"corpus": name, "merges": merges, "case": case, "peer": peer_engine}
+    if "error" in ours or "error" in peer:
+        comp["error"] = ours.get("error") or peer.get("error")
+        print(f"  {name} {merges} {case}: FAILED\n{comp['error']}", file=sys.stderr)
+        return comp
+    comp.update(compare(ours["merges"], peer["merges"], merges))
+    if comp["first_disagreement"]:
+        explanations.append(f"{name}, {merges} merges, {CASES[case]['label']}: "
+                            + explain(text, case, comp, ours["merges"]))
+    comp["ours_seconds"] = ours["seconds"]
+    comp["peer_seconds"] = peer["seconds"]
+    comp["ours_merge_seconds"] = ours["merge_seconds"]
+    if peer_engine == "subword-nmt":
+        comp["ratio_name"] = "subword-nmt/ours (merge phase)"
+        comp["ratio"] = peer["seconds"] / max(ours["merge_seconds"], 1e-9)
+    else:
+        comp["ratio_name"] = "ours/HF"
+        comp["ratio"] = ours["seconds"] / max(peer["seconds"], 1e-9)
+    comp["paired_ratios"] = paired_ratios(ours_runs, peer_runs, peer_engine)
+    comp["ours_peak_mib"] = ours["peak_kib"] / 1024
+    comp["peer_peak_mib"] = peer["peak_kib"] / 1024
+    return comp
+
+
+def run_all(args: argparse.Namespace, paths: dict[str, Path], texts: dict[str, str], merges_list: list[int],
+            repeat: int, results: dict[str, Any]) -> list[str]:
+    """Every corpus x merges x case: ours and its peer, alternating; runs and comparisons go to `results`."""
+    explanations: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="bench-train-") as tmpdir:
+        tmp = Path(tmpdir)
+        for name in args.corpora:
+            for merges in merges_list:
+                for case in args.cases:
+                    spec = {"corpus": name, "corpus_path": str(paths[name]), "merges": merges, "case": case}
+                    peer_engine = CASES[case]["peer"]
+                    ours_runs, peer_runs = [], []
+                    for _ in range(repeat):  # alternate ours and the peer, keep each one's fastest
+                        ours_spec = {**spec, "engine": "ours", "settings": CASES[case]["ours"]}
+                        ours_runs.append(run_worker(ours_spec, hf_parallel=args.hf_parallel, tmp=tmp))
+                        peer_spec = {**spec, "engine": peer_engine}
+                        peer_runs.append(run_worker(peer_spec, hf_parallel=args.hf_parallel, tmp=tmp))
+                    for engine, res in (("ours", fastest(ours_runs)), (peer_engine, fastest(peer_runs))):
+                        row = {k: v for k, v in res.items() if k != "merges"}
+                        row.update(corpus=name, merges_requested=merges, case=case, engine=engine)
+                        row["merges_made"] = len(res.get("merges", []))
+                        results["runs"].append(row)
+                    comp = compare_runs(spec, ours_runs, peer_runs, texts[name], explanations)
+                    results["comparisons"].append(comp)
+                    status = "ok" if comp.get("agree") else ("FAILED" if "error" in comp else "DIFFER")
+                    print(f"  done: {name:8s} {merges:>6} merges  {case:7s} {status}", flush=True)
+    return explanations
+
+
+def print_runs(runs: list[dict[str, Any]]) -> None:
+    rows = []
+    for r in runs:
+        if "error" in r:
+            rows.append([r["corpus"], r["merges_requested"], r["case"], r["engine"], "ERROR", "", "", "", "", ""])
+            continue
+        phase = f"{r['count_seconds']:.2f}+{r['merge_seconds']:.2f}" if r["engine"] == "ours" else ""
+        rows.append([r["corpus"], r["merges_requested"], r["case"], r["engine"], fmt(r["seconds"]), phase,
+                     fmt(r["peak_kib"] / 1024, 0), fmt((r["peak_kib"] - r["rss_before_kib"]) / 1024, 0),
+                     r["merges_made"], fmt(r.get("loadavg_1min_before"), 1)])
+    print("\nRuns (wall seconds of the training call; MiB = peak RSS of the process / growth over")
+    print("RSS just before training; ours 'count+merge' = word counting + merge loop)")
+    headers = ["corpus", "merges", "case", "engine", "seconds", "count+merge", "peak MiB", "+MiB", "made", "load"]
+    print(table(headers, rows, align="lrllrrrrrr"))
+
+
+def print_comparisons(comparisons: list[dict[str, Any]], explanations: list[str]) -> None:
+    rows = []
+    for c in comparisons:
+        if "error" in c:
+            rows.append([c["corpus"], c["merges"], CASES[c["case"]]["label"], "-", "-", "-", "-", "-", "ERROR"])
+            continue
+        if c["agree"]:
+            agree = f"yes ({c['compared']})"
+        elif c["first_disagreement"]:
+            agree = f"NO, first at #{c['first_disagreement']['rank']}"
+        else:
+            agree = f"NO ({c.get('note', '')})"
+        ours_s = c["ours_merge_seconds"] if c["peer"] == "subword-nmt" else c["ours_seconds"]
+        rows.append([c["corpus"], c["merges"], CASES[c["case"]]["label"], PEER_NAMES[c["peer"]], fmt(ours_s),
+                     fmt(c["peer_seconds"]), f"{c['ratio_name']} = {c['ratio']:.2f}",
+                     " ".join(f"{r:.2f}" for r in c["paired_ratios"]),
+                     f"{c['ours_peak_mib']:.0f}/{c['peer_peak_mib']:.0f}", agree])
+    print("\nComparisons (ours s = whole train() against HF, merge loop only against subword-nmt;")
+    print("ratio from the fastest runs; 'each repeat': the ratio of every ours/peer pair of runs)")
+    headers = ["corpus", "merges", "case", "peer", "ours s", "peer s", "ratio", "each repeat", "peak MiB ours/peer",
+               "merges agree"]
+    print(table(headers, rows, align="lrllrrllrl"))
+    nmt = [c for c in comparisons if c.get("ratio_name", "").startswith("subword-nmt")]
+    if nmt:
+        met = sum(1 for c in nmt if c["ratio"] >= 6)
+        print(f"  target subword-nmt/ours >= 6: met in {met}/{len(nmt)} comparisons "
+              f"(lowest {min(c['ratio'] for c in nmt):.2f})")
+    for c in comparisons:
+        if c.get("ratio_name") == "ours/HF" and c["ratio"] > 3:
+            print(f"  slower than 3x HF: {c['corpus']} {c['merges']} {c['case']}: {c['ratio']:.1f}x "
+                  f"({c['ratio'] / 3:.1f}x over the 3x budget)")
+    for c in comparisons:
+        if c.get("note"):
+            print(f"  note: {c['corpus']} {c['merges']} {c['case']}: {c['note']}")
+    for line in explanations:
+        print("  " + line)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     if args.worker:
         worker_main(*args.worker)
         return 0
@@ -298,174 +285,14 @@ def main(argv: list[str] | None = None) -> int:
         "hf_threads": "all" if args.hf_parallel else 1,
         "repeat": repeat,
         "subword_nmt_mode": "in-process learn_bpe(is_dict=True, min_frequency=1) on our word counts",
-        "corpora": {},
+        "corpora": describe_corpora(texts, paths, target),
         "runs": [],
         "comparisons": [],
     }
-    for name, text in texts.items():
-        size = len(text.encode("utf-8"))
-        results["corpora"][name] = {
-            "path": str(paths[name]),
-            "bytes": size,
-            "short_of_target": size < 0.9 * target,
-            "python_only_whitespace_chars": sum(text.count(c) for c in PY_ONLY_SPACES),
-        }
-        if size < 0.9 * target:
-            print(
-                f"note: the {name} corpus builder returned {mb(size):.2f} MB of the {mb(target):.2f} MB asked "
-                "for (it ran out of source material); the benchmark uses what it got."
-            )
-
     print(f"Training benchmark  (HF threads: {results['hf_threads']}; one fresh process per run; fastest of {repeat})")
-    explanations: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="bench-train-") as tmpdir:
-        tmp = Path(tmpdir)
-        for name in args.corpora:
-            for merges in merges_list:
-                for case in args.cases:
-                    spec_base = {"corpus": name, "corpus_path": str(paths[name]), "merges": merges, "case": case}
-                    peer_engine = CASES[case]["peer"]
-                    ours_runs, peer_runs = [], []
-                    for _ in range(repeat):  # alternate ours and the peer, keep each one's fastest
-                        ours_runs.append(
-                            run_worker(
-                                {**spec_base, "engine": "ours", "settings": CASES[case]["ours"]},
-                                hf_parallel=args.hf_parallel,
-                                tmp=tmp,
-                            )
-                        )
-                        peer_runs.append(
-                            run_worker({**spec_base, "engine": peer_engine}, hf_parallel=args.hf_parallel, tmp=tmp)
-                        )
-                    ours, peer = fastest(ours_runs), fastest(peer_runs)
-                    for engine, res in (("ours", ours), (peer_engine, peer)):
-                        row = {k: v for k, v in res.items() if k != "merges"}
-                        row.update(corpus=name, merges_requested=merges, case=case, engine=engine)
-                        row["merges_made"] = len(res.get("merges", []))
-                        results["runs"].append(row)
-                    comp: dict[str, Any] = {"corpus": name, "merges": merges, "case": case, "peer": peer_engine}
-                    if "error" in ours or "error" in peer:
-                        comp["error"] = ours.get("error") or peer.get("error")
-                        print(f"  {name} {merges} {case}: FAILED\n{comp['error']}", file=sys.stderr)
-                    else:
-                        comp.update(compare(ours["merges"], peer["merges"], merges))
-                        if comp["first_disagreement"]:
-                            line = f"{name}, {merges} merges, {CASES[case]['label']}: " + explain(
-                                texts[name], case, comp, ours["merges"]
-                            )
-                            explanations.append(line)
-                        comp["ours_seconds"] = ours["seconds"]
-                        comp["peer_seconds"] = peer["seconds"]
-                        comp["ours_merge_seconds"] = ours["merge_seconds"]
-                        if peer_engine == "subword-nmt":
-                            comp["ratio_name"] = "subword-nmt/ours (merge phase)"
-                            comp["ratio"] = peer["seconds"] / max(ours["merge_seconds"], 1e-9)
-                        else:
-                            comp["ratio_name"] = "ours/HF"
-                            comp["ratio"] = ours["seconds"] / max(peer["seconds"], 1e-9)
-                        comp["paired_ratios"] = paired_ratios(ours_runs, peer_runs, peer_engine)
-                        comp["ours_peak_mib"] = ours["peak_kib"] / 1024
-                        comp["peer_peak_mib"] = peer["peak_kib"] / 1024
-                    results["comparisons"].append(comp)
-                    status = "ok" if comp.get("agree") else ("FAILED" if "error" in comp else "DIFFER")
-                    print(f"  done: {name:8s} {merges:>6} merges  {case:7s} {status}", flush=True)
-
-    # ---- tables ----------------------------------------------------------------------------
-    rows = []
-    for r in results["runs"]:
-        if "error" in r:
-            rows.append([r["corpus"], r["merges_requested"], r["case"], r["engine"], "ERROR", "", "", "", "", ""])
-            continue
-        phase = f"{r['count_seconds']:.2f}+{r['merge_seconds']:.2f}" if r["engine"] == "ours" else ""
-        rows.append(
-            [
-                r["corpus"],
-                r["merges_requested"],
-                r["case"],
-                r["engine"],
-                fmt(r["seconds"]),
-                phase,
-                fmt(r["peak_kib"] / 1024, 0),
-                fmt((r["peak_kib"] - r["rss_before_kib"]) / 1024, 0),
-                r["merges_made"],
-                fmt(r.get("loadavg_1min_before"), 1),
-            ]
-        )
-    print("\nRuns (wall seconds of the training call; MiB = peak RSS of the process / growth over")
-    print("RSS just before training; ours 'count+merge' = word counting + merge loop)")
-    print(
-        table(
-            ["corpus", "merges", "case", "engine", "seconds", "count+merge", "peak MiB", "+MiB", "made", "load"],
-            rows,
-            align="lrllrrrrrr",
-        )
-    )
-
-    rows = []
-    for c in results["comparisons"]:
-        if "error" in c:
-            rows.append([c["corpus"], c["merges"], CASES[c["case"]]["label"], "-", "-", "-", "-", "-", "ERROR"])
-            continue
-        if c["agree"]:
-            agree = f"yes ({c['compared']})"
-        elif c["first_disagreement"]:
-            agree = f"NO, first at #{c['first_disagreement']['rank']}"
-        else:
-            agree = f"NO ({c.get('note', '')})"
-        peer_s = c["peer_seconds"]
-        ours_s = c["ours_merge_seconds"] if c["peer"] == "subword-nmt" else c["ours_seconds"]
-        rows.append(
-            [
-                c["corpus"],
-                c["merges"],
-                CASES[c["case"]]["label"],
-                PEER_NAMES[c["peer"]],
-                fmt(ours_s),
-                fmt(peer_s),
-                f"{c['ratio_name']} = {c['ratio']:.2f}",
-                " ".join(f"{r:.2f}" for r in c["paired_ratios"]),
-                f"{c['ours_peak_mib']:.0f}/{c['peer_peak_mib']:.0f}",
-                agree,
-            ]
-        )
-    print("\nComparisons (ours s = whole train() against HF, merge loop only against subword-nmt;")
-    print("ratio from the fastest runs; 'each repeat': the ratio of every ours/peer pair of runs)")
-    print(
-        table(
-            [
-                "corpus",
-                "merges",
-                "case",
-                "peer",
-                "ours s",
-                "peer s",
-                "ratio",
-                "each repeat",
-                "peak MiB ours/peer",
-                "merges agree",
-            ],
-            rows,
-            align="lrllrrllrl",
-        )
-    )
-    nmt = [c for c in results["comparisons"] if c.get("ratio_name", "").startswith("subword-nmt")]
-    if nmt:
-        met = sum(1 for c in nmt if c["ratio"] >= 6)
-        print(
-            f"  target subword-nmt/ours >= 6: met in {met}/{len(nmt)} comparisons "
-            f"(lowest {min(c['ratio'] for c in nmt):.2f})"
-        )
-    slow = [c for c in results["comparisons"] if c.get("ratio_name") == "ours/HF" and c["ratio"] > 3]
-    for c in slow:
-        print(
-            f"  slower than 3x HF: {c['corpus']} {c['merges']} {c['case']}: {c['ratio']:.1f}x "
-            f"({c['ratio'] / 3:.1f}x over the 3x budget)"
-        )
-    notes = [c for c in results["comparisons"] if c.get("note")]
-    for c in notes:
-        print(f"  note: {c['corpus']} {c['merges']} {c['case']}: {c['note']}")
-    for line in explanations:
-        print("  " + line)
+    explanations = run_all(args, paths, texts, merges_list, repeat, results)
+    print_runs(results["runs"])
+    print_comparisons(results["comparisons"], explanations)
 
     if not args.no_tab_demo and "python" in texts:
         demo_merges = min(min(merges_list), 1000)

@@ -7,9 +7,10 @@
 """
 from .encoder import MergeStep, RankTable, encode_ranked, encode_replay
 from .hierarchy import MergeNode, merge_tree
-from .model import Encoding, Tokenizer, train, train_from_counts
+from .model import Encoding, Tokenizer
 from .settings import EOW, UNK, BPEError, Settings
-from .trainer import DEFAULT_MERGES, MAX_MERGES, MAX_TOKEN_LENGTH, Merge, TrainResult
+from .trainer import DEFAULT_MERGES, MAX_MERGES, MAX_TOKEN_LENGTH, Merge, TrainResult, check_target
+from .training import first_merges, train, train_from_counts
 
 __all__ = [
     "BPEError",
@@ -26,9 +27,11 @@ __all__ = [
     "Tokenizer",
     "TrainResult",
     "UNK",
+    "check_target",
     "encode_ranked",
     "encode_replay",
     "merge_tree",
     "train",
     "train_from_counts",
+    "first_merges",
 ]

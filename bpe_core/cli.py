@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from .formats import load_any, save_gpt2, save_hf, save_tokenizer
-from .model import Tokenizer, train
+from .model import Tokenizer
 from .pretokenize import check_text
 from .settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS, BPEError, Settings
-from .trainer import DEFAULT_MERGES, MAX_TOKEN_LENGTH
+from .trainer import DEFAULT_MERGES, MAX_TOKEN_LENGTH, check_target
+from .training import train
 
 
 class _Parser(argparse.ArgumentParser):
@@ -204,14 +205,15 @@ def _run_train(args: argparse.Namespace) -> int:
 
 
 def _target(args: argparse.Namespace) -> tuple[int | None, int | None]:
-    """(merges, vocab size): exactly one is set; the default is DEFAULT_MERGES merges."""
+    """(merges, vocab size): exactly one is set; the default is DEFAULT_MERGES merges.
+
+    Checked before the corpus is read, so a bad number fails at once.
+    """
     if args.vocab_size is not None:
-        if args.vocab_size < 1:
-            raise BPEError(f"--vocab-size must be at least 1, not {args.vocab_size}")
+        check_target(vocab_size=args.vocab_size, vocab_name="--vocab-size")
         return None, args.vocab_size
     merges = DEFAULT_MERGES if args.merges is None else args.merges
-    if merges < 0:
-        raise BPEError(f"--merges must be 0 or more, not {merges}")
+    check_target(merges=merges, merges_name="--merges")
     return merges, None
 
 

@@ -164,6 +164,19 @@ def count_words(texts: Iterable[str], settings: Settings) -> Counter[str]:
     return counts
 
 
+def counted_word_text(word: str, settings: Settings) -> str:
+    """A word of `count_words` back as text: bytes-mode words are byte symbols there.
+
+    Counted words were cut from text, so their bytes are whole UTF-8 characters.
+
+    >>> counted_word_text("ĠhÃ©", Settings(mode="bytes")), counted_word_text("low", Settings())
+    (' hé', 'low')
+    """
+    if settings.mode == "bytes":
+        return symbols_to_bytes(word).decode("utf-8", errors="replace")
+    return word
+
+
 def word_symbols(word: str, settings: Settings) -> list[str]:
     """A word's symbols before any merge: characters (bytes mode: byte symbols) and the marker.
 

@@ -83,6 +83,40 @@ class Descending:
         return token.translate(self.table) + self.end
 
 
+def check_target(
+    *,
+    merges: object = None,
+    vocab_size: object = None,
+    merges_name: str = "the number of merges",
+    vocab_name: str = "the vocabulary size",
+) -> None:
+    """Refuse a target no corpus could meet, before any word is counted (one-line BPEError).
+
+    A number of merges is a whole number from 0 to MAX_MERGES; a vocabulary size a whole number
+    of 1 or more (its upper bound depends on the corpus's alphabet: `merges_for_target`). The
+    names say what the caller calls them (the command line: `--merges`, `--vocab-size`).
+
+    >>> check_target(merges=-3, merges_name="--merges")
+    Traceback (most recent call last):
+    ...
+    bpe_core.settings.BPEError: --merges must be a whole number, 0 or more, not -3
+    """
+    if merges is not None and vocab_size is not None:
+        raise BPEError("give either a number of merges or a vocabulary size, not both")
+    if vocab_size is not None:
+        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
+            raise BPEError(f"{vocab_name} must be a whole number of 1 or more, not {vocab_size!r}")
+    elif merges is not None:
+        if isinstance(merges, bool) or not isinstance(merges, int) or merges < 0:
+            raise BPEError(f"{merges_name} must be a whole number, 0 or more, not {merges!r}")
+        _check_most(merges)
+
+
+def _check_most(wanted: int) -> None:
+    if wanted > MAX_MERGES:
+        raise BPEError(f"at most {MAX_MERGES:,} merges can be trained; {wanted:,} were asked for")
+
+
 def merges_for_target(*, base_size: int, merges: int | None, vocab_size: int | None) -> int:
     """How many merges a target asks for: a merge count, or a vocabulary size less the base
     alphabet; with neither, DEFAULT_MERGES. A vocabulary smaller than the alphabet is refused.
@@ -94,24 +128,16 @@ def merges_for_target(*, base_size: int, merges: int | None, vocab_size: int | N
     ...
     bpe_core.settings.BPEError: a vocabulary of 5 is smaller than this corpus's alphabet (11 base ... at least 12.
     """
-    if merges is not None and vocab_size is not None:
-        raise BPEError("give either a number of merges or a vocabulary size, not both")
-    if vocab_size is not None:
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
-            raise BPEError(f"the vocabulary size must be a whole number of 1 or more, not {vocab_size!r}")
-        if vocab_size < base_size:
-            raise BPEError(
-                f"a vocabulary of {vocab_size:,} is smaller than this corpus's alphabet "
-                f"({base_size:,} base symbols), so no merge could be learned; ask for at least {base_size + 1:,}."
-            )
-        wanted = vocab_size - base_size
-    else:
-        wanted = DEFAULT_MERGES if merges is None else merges
-        if isinstance(wanted, bool) or not isinstance(wanted, int) or wanted < 0:
-            raise BPEError(f"the number of merges must be a whole number, 0 or more, not {wanted!r}")
-    if wanted > MAX_MERGES:
-        raise BPEError(f"at most {MAX_MERGES:,} merges can be trained; {wanted:,} were asked for")
-    return wanted
+    check_target(merges=merges, vocab_size=vocab_size)
+    if vocab_size is None:
+        return DEFAULT_MERGES if merges is None else merges
+    if vocab_size < base_size:
+        raise BPEError(
+            f"a vocabulary of {vocab_size:,} is smaller than this corpus's alphabet "
+            f"({base_size:,} base symbols), so no merge could be learned; ask for at least {base_size + 1:,}."
+        )
+    _check_most(vocab_size - base_size)
+    return vocab_size - base_size
 
 
 def train_counts(

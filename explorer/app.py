@@ -8,46 +8,15 @@ import logging
 
 import streamlit as st
 
-from bpe_core import BPEError
-from explorer.data.corpus import pasted_corpus
 from explorer.display import render
-from explorer.ui import page_header, sidebar, state, store
+from explorer.ui import animation, link, link_corpus, page_header, sidebar, state, store
 
 log = logging.getLogger("explorer")
 
-
-def load_link_text() -> None:
-    """Make the small corpus a link carried (`text=`) the corpus in use, keeping the link's step."""
-    ss = st.session_state
-    text = ss.pop(state.LINK_TEXT, None)
-    if text is None:
-        return
-    step, playing = ss[state.STEP], ss[state.PLAYING]
-    try:
-        store.add_user_corpus(pasted_corpus(text))
-    except BPEError as exc:
-        ss[state.URL_NOTICE] = ("warning", f"The text the link carried could not be used: {exc}")
-        return
-    ss[state.STEP], ss[state.PLAYING] = step, playing
-    opened = f"This link carries its own corpus: {len(text):,} characters of pasted text, now in use."
-    kind, told = ss[state.URL_NOTICE] or ("info", "")
-    ss[state.URL_NOTICE] = (kind, f"{opened} {told}".strip())
-
-
-def own_corpus_text() -> str | None:
-    """The text of the uploaded or pasted corpus in use (None for a sample): small ones go in the link."""
-    key = st.session_state[state.CORPUS]
-    if key.startswith("sample:"):
-        return None
-    try:
-        return store.get_corpus(key).text
-    except BPEError:
-        return None
-
-
 st.set_page_config(page_title="BPE explorer", page_icon=":material/join_inner:", layout="wide")
-state.init(st.session_state, st.query_params.to_dict(), samples=store.samples())
-load_link_text()
+state.init(st.session_state)
+link.read_once(st.session_state, st.query_params.to_dict(), samples=store.samples())
+link_corpus.load()
 st.html(render.CSS)
 if st.session_state[state.W_PRESENTER]:
     st.html(render.PRESENTER_CSS)
@@ -66,10 +35,11 @@ PAGES = [
 # The page files live in views/, not pages/: Streamlit would take a pages/ folder beside this
 # script for an old-style multipage app and answer a server's first deep link with "Page not found".
 page = st.navigation(PAGES)
+animation.follow_jump(PAGES[0])  # a button asked for the animation (`animation.jump_to`)
 
 with st.sidebar:
     sidebar.render()
-state.expire_link_notice(st.session_state, page.url_path)
+link.expire_link_notice(st.session_state, page.url_path)
 page_header.link_notice()  # before training: a link that asks for a long one is told so at once
 
 store.ensure_trained(st.empty())
@@ -81,7 +51,6 @@ except Exception:  # noqa: BLE001 - no traceback ever reaches the browser
     st.error("Something went wrong while drawing this page. Try other settings, or reload the page.")
 
 try:
-    state.sync_url(st.query_params, state.current_values(st.session_state),
-                   corpus_text=own_corpus_text())
+    link.sync_url(st.query_params, state.current_values(st.session_state), corpus_text=link_corpus.own_text())
 except Exception:  # noqa: BLE001 - the link is a convenience
     log.exception("could not update the link")

@@ -1,7 +1,25 @@
 """What the explorer's pages show, as data: no rendering here.
 
+compression: the compression curve and the collapse step of a training run.
+mistakes: the common mistakes (merge order, no end-of-word marker, longest match, other text).
+segments: how texts split into tokens, and tokens shown as text.
+vocabulary: the vocabulary table, a token's life story, BPE-dropout.
 Greedy longest match lives in `bpe_core.analysis.longest_match` (imported from there, not re-exported).
 """
+from .compression import Curve, collapse_step, compression_curve
+from .mistakes import (
+    Mismatch,
+    TryIt,
+    around_first_difference,
+    greedy_rows,
+    marker_rows,
+    mismatch,
+    order_rows,
+    tokens_per_word,
+    try_it_yourself,
+    with_extra,
+    wrong_orders,
+)
 from .segments import (
     Column,
     ComparedToken,
@@ -13,6 +31,8 @@ from .segments import (
     hex_bytes,
     split_characters,
     token_bytes_of,
+    token_segments,
+    token_text,
     visible_whitespace,
 )
 from .vocabulary import (
@@ -32,22 +52,38 @@ __all__ = [
     "Column",
     "ComparedToken",
     "Comparison",
+    "Curve",
     "DropoutDistribution",
     "DropoutOutcome",
     "LifeStory",
+    "Mismatch",
+    "TryIt",
     "VocabRow",
+    "around_first_difference",
     "boundaries",
     "bytes_text",
+    "collapse_step",
     "compare_segmentations",
+    "compression_curve",
     "display_token",
     "dropout_distribution",
+    "greedy_rows",
     "hex_bytes",
     "life_story",
+    "marker_rows",
+    "mismatch",
     "nearly_unused",
+    "order_rows",
     "split_characters",
     "token_bytes_of",
     "token_count_curve",
+    "token_segments",
+    "token_text",
     "token_usage",
+    "tokens_per_word",
+    "try_it_yourself",
     "visible_whitespace",
     "vocabulary_table",
+    "with_extra",
+    "wrong_orders",
 ]

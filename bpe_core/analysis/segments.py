@@ -4,19 +4,33 @@ A *cut* is a character offset in the input text where one token ends or another 
 Byte-level tokens can split a multi-byte character; such a cut counts at that character's start
 offset (the engine's spans already give both halves the whole character), and the characters
 split this way are reported apart, so "cut before 日" and "cut inside 日" differ.
+
+How a token is shown, everywhere a person reads one (chips, tables, charts, titles, previews):
+
+* a space is `·`, a newline `↵`, a tab `→`, a carriage return `␍`;
+* any other whitespace or invisible character (no-break space, ideographic space, control and
+  format characters such as the zero-width joiner, private use, and U+FFFD itself) is named:
+  `⟨U+00A0⟩`;
+* bytes-mode tokens are decoded: GPT-2's byte letters (`Ġ` for a space, `Ċ` for a newline) are
+  how files store the bytes, not what a reader sees. Bytes that are no whole UTF-8 character
+  (a token can hold part of 日 or of an emoji) are a hex group, `<e6 97>`: a hex group keeps
+  plain spaces, every space of the text is a `·`, so the two never look alike;
+* the end-of-word marker stays as written (`</w>`), as a part of its own so it can be styled;
+* a token that starts with a combining mark gets a dotted circle first: `◌्`.
+
+`token_segments` gives the parts (for HTML, which styles each kind), `token_text` the plain text;
+`display_token` does the same for a token of a given tokenizer. Nothing here escapes HTML.
 """
 from __future__ import annotations
 
-import re
+import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..model import Encoding, Tokenizer
 from ..pretokenize import char_to_byte
-from ..settings import BPEError
-
-_SHOWN_WHITESPACE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
+from ..settings import EOW, BPEError
 
 # ---- comparing segmentations ----------------------------------------------------------------
 
@@ -171,28 +185,125 @@ def _whitespace_snap(text: str) -> list[int]:
 
 # ---- showing tokens --------------------------------------------------------------------------
 
+Segment = tuple[str, str]  # (kind, shown); kind is "text", "ws", "hex" or "marker"
+
+SHOWN_WHITESPACE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
+DOTTED_CIRCLE = "◌"  # before a token that starts with a combining mark, as dictionaries write ◌́
+# Control and format characters (U+200D, the zero-width joiner, included), surrogates, private use
+# and unassigned code points: nothing a reader can see or tell apart, so they are named instead.
+_NAMED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+
+
+def char_segment(ch: str) -> Segment:
+    """One character as shown: a symbol for common whitespace, `⟨U+XXXX⟩` for the invisible ones.
+
+    U+FFFD is named too: as a glyph it could pass for bytes that were lost in decoding.
+
+    >>> [char_segment(c) for c in " \\u00a0é"]
+    [('ws', '·'), ('ws', '⟨U+00A0⟩'), ('text', 'é')]
+    """
+    symbol = SHOWN_WHITESPACE.get(ch)
+    if symbol is not None:
+        return ("ws", symbol)
+    if ch.isspace() or ch == "\ufffd" or unicodedata.category(ch) in _NAMED_CATEGORIES:
+        return ("ws", f"⟨U+{ord(ch):04X}⟩")
+    return ("text", ch)
+
+
+def bytes_segments(data: bytes) -> list[Segment]:
+    """Bytes as characters where they are whole UTF-8 characters, as hex groups `<e2 80>` where not.
+
+    Neighbouring bytes that are no whole character form one group. A U+FFFD that really is in
+    the bytes is shown as its bytes, `<ef bf bd>`, so it cannot pass for a lost byte.
+
+    >>> bytes_segments("é".encode()[:1] + b" a")
+    [('hex', '<c3>'), ('ws', '·'), ('text', 'a')]
+    """
+    out: list[Segment] = []
+    for part in _utf8_parts(data):
+        if isinstance(part, bytes):
+            out.append(("hex", hex_bytes(part)))
+        else:
+            out.extend(char_segment(ch) for ch in part)
+    return out
+
+
+def token_segments(token: str, *, byte_level: bool = False, marker: str = EOW) -> list[Segment]:
+    """A token split into the parts that are drawn apart: text, shown whitespace, hex groups, marker.
+
+    `byte_level`: the token is written in GPT-2's byte symbols (`Ġ` for a space, a file format
+    detail); its bytes are decoded. A token that is no byte symbols (a special token such as
+    `<|endoftext|>`) is shown as its characters. `marker`: an end-of-word marker at the end of
+    the token is a part of its own.
+
+    >>> token_segments("Ġthe", byte_level=True)
+    [('ws', '·'), ('text', 't'), ('text', 'h'), ('text', 'e')]
+    >>> token_segments("st</w>")
+    [('text', 's'), ('text', 't'), ('marker', '</w>')]
+    """
+    data = _symbol_bytes(token) if byte_level else None
+    if data is not None:
+        out = bytes_segments(data)
+    else:
+        ends = bool(marker) and token.endswith(marker)
+        out = [char_segment(ch) for ch in (token[: -len(marker)] if ends else token)]
+        if ends:
+            out.append(("marker", marker))
+    if out and out[0][0] == "text" and unicodedata.category(out[0][1][0]).startswith("M"):
+        # A token that starts with a mark (a Tamil virama, a Devanagari vowel sign, an accent)
+        # would draw it on the chip's edge or on the character before the chip.
+        out.insert(0, ("ws", DOTTED_CIRCLE))
+    return out
+
+
+def token_text(token: str, *, byte_level: bool = False, marker: str = EOW) -> str:
+    """A token as plain text in the shown form (`token_segments` joined). Not escaped for HTML.
+
+    >>> token_text("Ġl\\u00e6", byte_level=True), token_text("a\\tb</w>")
+    ('·l<e6>', 'a→b</w>')
+    """
+    return "".join(shown for _, shown in token_segments(token, byte_level=byte_level, marker=marker))
+
 
 def display_token(tokenizer: Tokenizer, token: str, *, as_bytes: bool = False) -> str:
-    """What a person should see for a token: its text, with hex like `<e2 80>` for partial characters.
+    """A token of `tokenizer` as `token_text` shows it; `as_bytes`: all its bytes in hex, `<6c 6f>`.
 
-    Word and text modes show the token itself. Bytes mode decodes the token's bytes as UTF-8 and
-    writes the bytes that are no valid UTF-8 as hex. `as_bytes` always shows hex bytes.
+    Bytes mode decodes the token's bytes; the other modes show the token's characters, the
+    tokenizer's end-of-word marker included.
     """
     if as_bytes:
         return hex_bytes(token_bytes_of(tokenizer, token))
-    data = _symbol_bytes(token) if tokenizer.settings.mode == "bytes" else None
-    return token if data is None else bytes_text(data)
+    settings = tokenizer.settings
+    return token_text(token, byte_level=settings.mode == "bytes", marker=settings.marker)
 
 
 def bytes_text(data: bytes) -> str:
-    """Bytes as text where they are valid UTF-8 and hex `<..>` where not; never U+FFFD.
+    """Bytes in the shown form: characters, shown whitespace, hex groups; never U+FFFD.
 
-    A U+FFFD that really is in the bytes is shown as hex too, so it cannot pass for a lost byte.
-
-    >>> bytes_text("é".encode() + b"\\xe6\\x97")
-    'é<e6 97>'
+    >>> bytes_text("é ".encode() + b"\\xe6\\x97")
+    'é·<e6 97>'
     """
-    return "".join(p if isinstance(p, str) else hex_bytes(p) for p in _utf8_parts(data))
+    return "".join(shown for _, shown in bytes_segments(data))
+
+
+def visible_whitespace(text: str) -> str:
+    """Text (not bytes) with whitespace and invisible characters shown as `char_segment` shows them.
+
+    >>> visible_whitespace("a b\\n\\u00a0")
+    'a·b↵⟨U+00A0⟩'
+    """
+    return "".join(char_segment(ch)[1] for ch in text)
+
+
+def hex_bytes(data: bytes) -> str:
+    """Bytes as `<6c 6f>`."""
+    return "<" + " ".join(f"{b:02x}" for b in data) + ">"
+
+
+def token_bytes_of(tokenizer: Tokenizer, token: str) -> bytes:
+    """The bytes a token stands for; a token that is no byte sequence (a special token) as UTF-8."""
+    data = _symbol_bytes(token) if tokenizer.settings.mode == "bytes" else None
+    return token.encode("utf-8") if data is None else data
 
 
 def _utf8_parts(data: bytes) -> list[str | bytes]:
@@ -221,41 +332,6 @@ def _append_run(parts: list[str | bytes], piece: str | bytes) -> None:
         parts[-1] += piece  # type: ignore[operator]
     else:
         parts.append(piece)
-
-
-def hex_bytes(data: bytes) -> str:
-    """Bytes as `<6c 6f>`."""
-    return "<" + " ".join(f"{b:02x}" for b in data) + ">"
-
-
-def token_bytes_of(tokenizer: Tokenizer, token: str) -> bytes:
-    """The bytes a token stands for; a token that is no byte sequence (a special token) as UTF-8."""
-    data = _symbol_bytes(token) if tokenizer.settings.mode == "bytes" else None
-    return token.encode("utf-8") if data is None else data
-
-
-def visible_whitespace(s: str) -> str:
-    """Make whitespace visible: space ·, newline ↵, tab →, carriage return ␍, others as escapes.
-
-    Hex groups that `bytes_text` writes (`<e8 aa>`) keep their plain spaces.
-
-    >>> visible_whitespace("a b\\n\\u00a0")
-    'a·b↵\\\\xa0'
-    >>> visible_whitespace(" <e8 aa>")
-    '·<e8 aa>'
-    """
-    return "".join(
-        part if _HEX_GROUP.fullmatch(part) else _visible(part) for part in _HEX_GROUP.split(s)
-    )
-
-
-_HEX_GROUP = re.compile(r"(<[0-9a-f]{2}(?: [0-9a-f]{2})*>)")
-
-
-def _visible(s: str) -> str:
-    return "".join(
-        _SHOWN_WHITESPACE.get(ch) or (ascii(ch)[1:-1] if ch.isspace() else ch) for ch in s
-    )
 
 
 def _symbol_bytes(token: str) -> bytes | None:

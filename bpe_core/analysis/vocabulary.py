@@ -15,7 +15,7 @@ from ..encoder import encode_ranked, merge_steps
 from ..hierarchy import MergeNode, merge_tree
 from ..model import Tokenizer
 from ..settings import BPEError
-from .segments import _symbol_bytes, _utf8_parts, hex_bytes
+from .segments import _symbol_bytes, _utf8_parts, display_token
 
 # Words with more symbols than this are encoded once per curve point (the engine's heap encoder);
 # shorter ones are stepped through once, which is quadratic in their length but runs only once.
@@ -140,7 +140,7 @@ def vocabulary_table(tokenizer: Tokenizer, word_counts: Mapping[str, int] | None
     else it is None (an imported tokenizer with no corpus).
     """
     usage = _usage(tokenizer, word_counts)
-    children = _children(tokenizer)
+    children = tokenizer.children  # computed once per tokenizer
     rows = []
     for token, token_id in sorted(tokenizer.vocab.items(), key=lambda item: item[1]):
         rank = tokenizer.birth.get(token)
@@ -212,7 +212,7 @@ def life_story(tokenizer: Tokenizer, token: str, word_counts: Mapping[str, int] 
         rank=rank,
         count=_count_at(tokenizer, rank),
         parents=tokenizer.merges[rank] if rank is not None else None,
-        children=tuple(_children(tokenizer).get(token, ())),
+        children=tuple(tokenizer.children.get(token, ())),
         uses=uses,
         tree=merge_tree(tokenizer, token),
         step=rank + 1 if rank is not None else 0,
@@ -269,10 +269,6 @@ def dropout_distribution(
     return DropoutDistribution(normalized, float(p), samples, seed, deterministic, outcomes)
 
 
-def _children(tokenizer: Tokenizer) -> dict[str, list[tuple[str, int]]]:
-    return tokenizer.children  # computed once per tokenizer
-
-
 def _count_at(tokenizer: Tokenizer, rank: int | None) -> int | None:
     trace = tokenizer.trace
     return trace[rank].count if rank is not None and rank < len(trace) else None
@@ -289,8 +285,7 @@ def _shown_with_size(tokenizer: Tokenizer, token: str) -> tuple[str, int, int]:
     data = _symbol_bytes(token) if tokenizer.settings.mode == "bytes" else None
     if data is not None:
         parts = _utf8_parts(data)
-        shown = "".join(p if isinstance(p, str) else hex_bytes(p) for p in parts)
-        return shown, sum(len(p) for p in parts if isinstance(p, str)), len(data)
+        return display_token(tokenizer, token), sum(len(p) for p in parts if isinstance(p, str)), len(data)
     marker = tokenizer.settings.marker
     text = token.removesuffix(marker) if marker else token
-    return token, len(text), len(text.encode("utf-8"))
+    return display_token(tokenizer, token), len(text), len(text.encode("utf-8"))

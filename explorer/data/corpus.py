@@ -36,14 +36,6 @@ class Corpus:
     text: str
     digest: str
 
-    @property
-    def is_sample(self) -> bool:
-        return self.key.startswith("sample:")
-
-    @property
-    def sample_id(self) -> str | None:
-        return self.key.removeprefix("sample:") if self.is_sample else None
-
 
 def digest(text: str) -> str:
     """A short content hash: the cache key of a corpus."""

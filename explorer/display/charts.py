@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from bpe_core import MergeNode
-from explorer.data.training import Curve
+from bpe_core.analysis import Curve
 from explorer.display.render import hue, token_text
 
 CHOSEN = "#d62728"
@@ -19,8 +19,13 @@ OTHER = "#9ecae1"
 MAX_CURVE_POINTS = 500  # enough for a smooth line; more makes every frame slower
 
 
-def _font(presenter: bool) -> dict:
-    return {"size": 17 if presenter else 13}
+FONT_SIZE = 13
+PRESENTER_FONT_SIZE = 17  # every chart's type in presenter mode (the page's own type is in render.PRESENTER_CSS)
+
+
+def chart_font(presenter: bool) -> dict:
+    """The font size of every chart, normal or in presenter mode."""
+    return {"size": PRESENTER_FONT_SIZE if presenter else FONT_SIZE}
 
 
 def plotly_text(text: str) -> str:
@@ -77,8 +82,8 @@ def top_pairs_figure(
         "hoverinfo": "text+x",
     }
     layout = {
-        "title": {"text": plotly_text(title), "font": _font(presenter)},
-        "font": _font(presenter),
+        "title": {"text": plotly_text(title), "font": chart_font(presenter)},
+        "font": chart_font(presenter),
         "height": (34 if presenter else 26) * len(pairs) + 90,
         "margin": {"l": 10, "r": 10, "t": 40, "b": 30},
         "yaxis": {"tickmode": "array", "tickvals": ys, "ticktext": labels, "autorange": "reversed"},
@@ -167,13 +172,13 @@ def compression_figure(
                 "align": "right" if collapse > curve.steps / 2 else "left",
                 "xanchor": "right" if collapse > curve.steps / 2 else "left",
                 "yanchor": "top",
-                "font": {"color": "#2ca02c", **_font(presenter)},
+                "font": {"color": "#2ca02c", **chart_font(presenter)},
                 "bgcolor": "rgba(255,255,255,0.85)",
             }
         )
     layout = {
-        "title": {"text": "Compression: tokens in the corpus after each merge", "font": _font(presenter)},
-        "font": _font(presenter),
+        "title": {"text": "Compression: tokens in the corpus after each merge", "font": chart_font(presenter)},
+        "font": chart_font(presenter),
         "height": 500 if presenter else 410,
         "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
         "xaxis": {"title": {"text": "merges (step)"}, "range": [0, max(1, curve.steps)], "anchor": "y3"},
@@ -254,7 +259,10 @@ def merge_tree_figure(
     presenter: bool = False,
     unknown: Sequence[str] = (),
 ) -> go.Figure:
-    """A word's pieces as trees of merges: each node shows its token and the rank that made it."""
+    """A word's pieces as trees of merges: each node shows its token and the step that made it.
+
+    `counts` maps a merge's rank (0-based, as in the trace) to its count; a person reads steps (rank + 1).
+    """
     nodes, edges = layout_tree(trees)
     counts = counts or {}
     ex: list[float | None] = []
@@ -274,10 +282,10 @@ def merge_tree_figure(
             colour = "#ffd9d9" if unseen else "#ececec"
         else:
             r = n["rank"]
-            text = f"{shown}<br><sub>r{r}</sub>"
+            text = f"{shown}<br><sub>step {r + 1}</sub>"
             count = counts.get(r)
             extra = f"<br>seen {count:,} times in training" if count is not None else ""
-            hovers.append(f"{shown}<br>merge rank {r} (step {r + 1}){extra}")
+            hovers.append(f"{shown}<br>made at step {r + 1}{extra}")
             colour = f"hsl({hue(r)},75%,82%)"
         boxes.append(
             {
@@ -291,7 +299,7 @@ def merge_tree_figure(
                 "bordercolor": "#222" if index in tops else "#777",
                 "borderwidth": 2 if index in tops else 1,
                 "borderpad": 4,
-                "font": {"family": "monospace", "color": "#1b1b1b", **_font(presenter)},
+                "font": {"family": "monospace", "color": "#1b1b1b", **chart_font(presenter)},
             }
         )
     data = [
@@ -321,7 +329,7 @@ def merge_tree_figure(
         "margin": {"l": 10, "r": 10, "t": 20, "b": 10},
         "xaxis": {"visible": False, "range": [-0.7, max(0.7, max((n["x"] for n in nodes), default=0) + 0.7)]},
         "yaxis": {"visible": False, "range": [-0.5, height + 0.5]},
-        "font": _font(presenter),
+        "font": chart_font(presenter),
         "plot_bgcolor": "rgba(0,0,0,0)",
         "annotations": boxes,
     }

@@ -7,7 +7,7 @@ text with a red bar at each disputed cut), a table of counts and the token-count
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -15,10 +15,9 @@ import plotly.graph_objects as go
 from bpe_core import Settings, Tokenizer
 from bpe_core.analysis import Column, ComparedToken, Comparison, hex_bytes, token_bytes_of, visible_whitespace
 from explorer.data.training import Trained, TrainRequest
-from explorer.display.charts import figure
+from explorer.display.charts import chart_font, figure
 from explorer.display.render import Chip, chip_html, escape, hue, token_text
 
-ENTRIES = "cmp_entries"  # session key: [Entry] compared, in column order (the Files page adds to it too)
 MAX_ENTRIES = 4
 MAX_TEXT = 5_000  # characters compared; four columns of chips for more would be slow to draw
 CURVE_POINTS = 40
@@ -75,36 +74,6 @@ def short_description(request: TrainRequest) -> str:
         bits.append(f"tie-break {s.tie_break}")
     bits.append(f"{request.amount:,} merges" if request.target == "merges" else f"vocabulary {request.amount:,}")
     return ", ".join(bits)
-
-
-def first_merges(trained: Trained, merges: int) -> Trained:
-    """The bundle as training with only its first `merges` merges would make it, without training.
-
-    BPE training is greedy: each merge depends only on the ones before it, so asking for fewer
-    merges learns exactly the first ones. Cutting the lists is instant where training again on a
-    large corpus takes seconds (the Compare page's first visit shows the sidebar's tokenizer beside
-    the same one with half its merges).
-    """
-    result = trained.tokenizer.training
-    if result is None:
-        raise ValueError("only a tokenizer trained here has a trace to cut")
-    early = not result.stop_reason.startswith("reached")  # training ran out of pairs: more merges change nothing
-    if merges < 0 or (merges > trained.steps and not early):
-        raise ValueError(f"only the first {trained.steps:,} merges of this tokenizer are known")
-    k = min(merges, trained.steps)
-    cut = replace(
-        result, trace=result.trace[:k], top_pairs=result.top_pairs[:k], requested_merges=merges,
-        stop_reason=result.stop_reason if merges > trained.steps else "reached the requested number of merges",
-        stats={}, final_usage={},  # both describe the corpus after every merge: recomputed on demand
-    )
-    old = trained.tokenizer
-    tokenizer = Tokenizer(settings=old.settings, merges=old.merges[:k], base=result.base, training=cut)
-    curve = trained.curve
-    curve = replace(curve, total_tokens=curve.total_tokens[: k + 1], tokens_per_word=curve.tokens_per_word[: k + 1],
-                    multi_token_words=curve.multi_token_words[: k + 1])
-    collapse = trained.collapse_step if trained.collapse_step is not None and trained.collapse_step <= k else None
-    return replace(trained, tokenizer=tokenizer, request=TrainRequest(old.settings, "merges", merges), curve=curve,
-                   collapse_step=collapse, seconds=0.0)
 
 
 def is_byte_level(tok: Tokenizer) -> bool:
@@ -205,7 +174,7 @@ DASHES = ("solid", "dash", "dot", "dashdot")
 
 def curve_figure(curves: Sequence[tuple[str, Sequence[tuple[int, int]]]], *, presenter: bool = False) -> go.Figure:
     """This text's token count against the number of merges used, one line per trained tokenizer."""
-    font = {"size": 20 if presenter else 13}
+    font = chart_font(presenter)
     data = []
     for i, (name, points) in enumerate(curves):
         colour = PALETTE[i % len(PALETTE)]

@@ -5,7 +5,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from bpe_core.analysis import DropoutDistribution
-from explorer.display.charts import CHOSEN, OTHER, figure, label
+from explorer.display.charts import CHOSEN, OTHER, chart_font, figure, label
 from explorer.display.render import token_text
 
 TOP_SHOWN = 15  # segmentations in the chart; the table holds them all
@@ -37,7 +37,7 @@ def deterministic_share(dist: DropoutDistribution) -> float:
 def outcomes_figure(dist: DropoutDistribution, *, byte_level: bool = False, presenter: bool = False) -> go.Figure:
     """Horizontal bars of the most frequent segmentations; the deterministic one in red."""
     shown = dist.outcomes[:TOP_SHOWN]
-    font = {"size": 20 if presenter else 13}
+    font = chart_font(presenter)
     ys = list(range(len(shown)))
     labels = [" | ".join(label(t, byte_level=byte_level) for t in o.tokens) for o in shown]
     bar = {

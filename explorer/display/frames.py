@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bpe_core import Merge
+from bpe_core.analysis import token_bytes_of
 from explorer.data.training import LONG_WORD, Trained
 from explorer.display.render import TOKEN_CAP, Chip, WordRow, cap_token, token_segments
 
@@ -165,7 +166,7 @@ def passage_at(trained: Trained, step: int, *, width: int = PASSAGE) -> tuple[in
     merge = tok.trace[step - 1]
     needle = merge.token
     if trained.byte_level:
-        needle = tok.token_bytes(merge.token).decode("utf-8", errors="ignore")
+        needle = token_bytes_of(tok, merge.token).decode("utf-8", errors="ignore")
     fallback = None
     tries = 0
     offset = 0

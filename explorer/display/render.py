@@ -1,5 +1,8 @@
 """Tokens as readable text and as escaped HTML chips. Pure: no Streamlit here.
 
+What a token looks like (`·` for a space, `<e6 97>` for part of a character) is the engine's rule,
+`bpe_core.analysis.segments`; this module draws its parts, each kind in its own style.
+
 Every string that came from a corpus or a user goes through `html.escape` (via `token_html`
 or `escape`) before it becomes HTML, so a corpus containing `<script>` shows that text and runs
 nothing.
@@ -8,17 +11,11 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bpe_core import EOW, BPEError
-from bpe_core.pretokenize import symbols_to_bytes
-
-# How invisible characters are shown inside a chip.
-VISIBLE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
-
-Segment = tuple[str, str]  # (kind, shown): kind is "text", "ws", "hex" or "marker"
+# Tables, charts and the player take these two from here, beside the chips drawn from them.
+from bpe_core.analysis import token_segments, token_text
 
 
 def escape(text: str) -> str:
@@ -90,88 +87,6 @@ def as_clause(text: str) -> str:
     return text
 
 
-def _char_segment(ch: str) -> Segment:
-    if ch in VISIBLE:
-        return ("ws", VISIBLE[ch])
-    if ch.isspace():
-        return ("ws", "⍽")
-    if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn"):
-        return ("ws", f"⟨U+{ord(ch):04X}⟩")
-    return ("text", ch)
-
-
-def _utf8_length(lead: int) -> int:
-    """How many bytes a UTF-8 sequence starting with `lead` should have (0: not a lead byte)."""
-    if lead < 0x80:
-        return 1
-    if 0xC2 <= lead <= 0xDF:
-        return 2
-    if 0xE0 <= lead <= 0xEF:
-        return 3
-    if 0xF0 <= lead <= 0xF4:
-        return 4
-    return 0
-
-
-def bytes_segments(data: bytes) -> list[Segment]:
-    """Bytes as characters where they are valid UTF-8, as hex like `<e2 80>` where not.
-
-    >>> bytes_segments("é".encode()[:1] + b"a")
-    [('hex', '<c3>'), ('text', 'a')]
-    """
-    out: list[Segment] = []
-    bad: list[int] = []
-
-    def flush() -> None:
-        if bad:
-            out.append(("hex", "<" + " ".join(f"{b:02x}" for b in bad) + ">"))
-            bad.clear()
-
-    i = 0
-    while i < len(data):
-        n = _utf8_length(data[i])
-        chunk = data[i : i + n] if n else b""
-        try:
-            ch = chunk.decode("utf-8") if n and len(chunk) == n else None
-        except UnicodeDecodeError:
-            ch = None
-        if ch is None:
-            bad.append(data[i])
-            i += 1
-            continue
-        flush()
-        out.append(_char_segment(ch))
-        i += n
-    flush()
-    return out
-
-
-def token_segments(token: str, *, byte_level: bool = False) -> list[Segment]:
-    """A token split into displayable parts: text, visible whitespace, hex bytes, the marker."""
-    out: list[Segment] | None = None
-    if byte_level:
-        try:
-            out = bytes_segments(symbols_to_bytes(token))
-        except BPEError:
-            pass  # not byte symbols after all (e.g. "<unk>"): show the characters
-    if out is None:
-        marker = token.endswith(EOW) and len(token) >= len(EOW)
-        body = token[: -len(EOW)] if marker else token
-        out = [_char_segment(ch) for ch in body]
-        if marker:
-            out.append(("marker", EOW))
-    if out and out[0][0] == "text" and unicodedata.combining(out[0][1][0]):
-        # A token that starts with a combining mark (a Tamil vowel sign, an accent) would draw it
-        # on the chip's edge: give it the dotted circle that dictionaries use.
-        out.insert(0, ("ws", "◌"))
-    return out
-
-
-def token_text(token: str, *, byte_level: bool = False) -> str:
-    """A token as plain readable text: `' h'` -> `'·h'`; bytes as UTF-8 or `<e2 80>`. Not escaped."""
-    return "".join(shown for _, shown in token_segments(token, byte_level=byte_level))
-
-
 def token_html(token: str, *, byte_level: bool = False) -> str:
     """A token as escaped HTML, with whitespace, hex bytes and the marker styled apart."""
     parts = []
@@ -213,7 +128,7 @@ def chip_html(chip: Chip, *, byte_level: bool = False, show_id: bool = False) ->
     if chip.token_id is not None:
         title_bits.append(f"id {chip.token_id}")
     if chip.birth is not None:
-        title_bits.append(f"made by merge rank {chip.birth} (step {chip.birth + 1})")
+        title_bits.append(f"made at step {chip.birth + 1}")
     elif chip.unknown:
         title_bits.append("never seen in training: <unk>")
     else:
@@ -262,34 +177,6 @@ def word_rows_html(rows: Sequence[WordRow], *, byte_level: bool = False) -> str:
     return '<div class="bpe-rows">' + "".join(lines) + "</div>"
 
 
-def merge_card_html(
-    *,
-    left: str,
-    right: str,
-    token: str,
-    count: int,
-    rank: int,
-    vocab_size: int,
-    births: dict[str, int] | None = None,
-    byte_level: bool = False,
-) -> str:
-    """The merge just made: `a` + `b` -> `ab`, with its count, rank and the vocabulary size."""
-    births = births or {}
-
-    def c(t: str) -> str:
-        birth = births.get(t)
-        return chip_html(Chip(t, birth=birth if birth is not None and birth < rank else None), byte_level=byte_level)
-
-    return (
-        '<div class="bpe-card">'
-        f'<div class="bpe-merge">{c(left)}<span class="bpe-op">+</span>{c(right)}'
-        f'<span class="bpe-op">→</span>{chip_html(Chip(token, birth=rank, new=True), byte_level=byte_level)}</div>'
-        f'<div class="bpe-facts"><span><b>{count:,}</b> time{"" if count == 1 else "s"}</span>'
-        f"<span>rank <b>{rank}</b> (step {rank + 1})</span>"
-        f"<span>vocabulary <b>{vocab_size:,}</b></span></div></div>"
-    )
-
-
 CSS = """
 <style>
 .bpe-chips { display: inline-flex; flex-wrap: wrap; gap: 3px; align-items: center; }
@@ -328,7 +215,6 @@ section[data-testid="stSidebar"] { zoom: 0.8; }
 /* Labels wrap between words only, never inside one ("Vocabular y"). */
 section[data-testid="stSidebar"] [data-testid="stWidgetLabel"] p { overflow-wrap: normal; word-break: keep-all; }
 .bpe-chip { font-size: 1.05em; }
-.bpe-merge { font-size: 2em; }
 </style>
 """
 

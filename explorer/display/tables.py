@@ -1,22 +1,21 @@
 """Data -> pandas DataFrames for `st.dataframe`. Pure: no Streamlit here.
 
+A person reads steps: step k is the k-th merge, counted from 1 (a merge's `rank` is k - 1).
+
 Tokens are shown with visible whitespace (`render.token_text`); dataframes show text as text, so
 no HTML escaping is needed (or wanted) here.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from bpe_core import Merge, MergeStep, Tokenizer
+from bpe_core.analysis import Mismatch, TryIt
 from explorer.display.render import token_text
 
 EMPTY = "—"  # what a table shows where a value is unknown (`st.dataframe(placeholder=EMPTY)`; else "None")
-
-if TYPE_CHECKING:
-    from explorer.data.lessons import Mismatch, TryIt
 
 
 def merges_table(trace: Sequence[Merge], *, byte_level: bool = False) -> pd.DataFrame:
@@ -24,7 +23,6 @@ def merges_table(trace: Sequence[Merge], *, byte_level: bool = False) -> pd.Data
     return pd.DataFrame(
         {
             "step": [m.rank + 1 for m in trace],
-            "rank": [m.rank for m in trace],
             "left": [token_text(m.left, byte_level=byte_level) for m in trace],
             "right": [token_text(m.right, byte_level=byte_level) for m in trace],
             "new token": [token_text(m.token, byte_level=byte_level) for m in trace],
@@ -47,7 +45,7 @@ def built_table(steps: Sequence[MergeStep], tokenizer: Tokenizer) -> pd.DataFram
     return pd.DataFrame(
         {
             "order": list(range(1, len(steps) + 1)),
-            "rank": [s.rank for s in steps],
+            "step": [s.rank + 1 for s in steps],  # the training step that learned this merge
             "merge": [
                 f"{token_text(s.left, byte_level=byte_level)} + {token_text(s.right, byte_level=byte_level)}"
                 for s in steps
@@ -61,28 +59,6 @@ def built_table(steps: Sequence[MergeStep], tokenizer: Tokenizer) -> pd.DataFram
 def word_counts_table(words: Sequence[tuple[str, int]]) -> pd.DataFrame:
     """Words and how often they occur."""
     return pd.DataFrame({"word": [token_text(w) for w, _ in words], "count": [n for _, n in words]})
-
-
-def pieces_table(pieces: Sequence[str], tokenizer: Tokenizer) -> pd.DataFrame:
-    """A word's tokens with their ids and the merge that made each."""
-    byte_level = tokenizer.settings.mode == "bytes"
-    birth = tokenizer.birth
-    ids = []
-    for p in pieces:
-        found = tokenizer.vocab.get(p)
-        ids.append(found if found is not None else tokenizer.unk_id)
-    return pd.DataFrame(
-        {
-            "token": [
-                token_text(p, byte_level=byte_level)
-                if p in tokenizer.vocab
-                else f"<unk> ({token_text(p, byte_level=byte_level)})"
-                for p in pieces
-            ],
-            "id": ids,
-            "made by rank": [birth.get(p) for p in pieces],
-        }
-    )
 
 
 def comparison_table(
@@ -139,7 +115,7 @@ def try_it_table(tried: TryIt) -> pd.DataFrame:
 
 
 def added_tokens_table(trace: Sequence[Merge]) -> pd.DataFrame:
-    """Seed 003's printout: the vocabulary size after each merge and the token added, quoted."""
+    """The "like, love, hug" lesson's printout: the vocabulary size after each merge and the token added, quoted."""
     return pd.DataFrame({"vocab size": [m.vocab_size for m in trace], "added": [f'"{m.token}"' for m in trace]})
 
 

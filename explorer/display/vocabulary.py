@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from bpe_core.analysis import VocabRow, nearly_unused, visible_whitespace
-from explorer.display.charts import figure
+from explorer.display.charts import chart_font, figure
 from explorer.display.tables import EMPTY  # noqa: F401 - the pages' tables show it for unknown numbers
 
 MAX_PICKER = 5_000  # above this many tokens the life story is picked by id, not from a list
@@ -20,8 +20,8 @@ UNITS = {"chars": "characters", "bytes": "bytes"}
 
 
 def shown(row: VocabRow) -> str:
-    """A token as the table shows it: `display_token`'s text with visible whitespace."""
-    return visible_whitespace(row.display)
+    """A token as every page shows it: `display_token`'s text (whitespace visible, hex groups)."""
+    return row.display
 
 
 def vocab_frame(rows: Sequence[VocabRow]) -> pd.DataFrame:
@@ -33,7 +33,7 @@ def vocab_frame(rows: Sequence[VocabRow]) -> pd.DataFrame:
         {
             "id": [r.id for r in rows],
             "token": [shown(r) for r in rows],
-            "rank": nullable([r.rank for r in rows]),
+            "step": nullable([None if r.rank is None else r.rank + 1 for r in rows]),
             "count when merged": nullable([r.count for r in rows]),
             "characters": [r.chars for r in rows],
             "bytes": [r.n_bytes for r in rows],
@@ -60,7 +60,7 @@ def length_histogram(rows: Sequence[VocabRow], *, unit: str = "chars", presenter
     base = Counter(length(r) for r in rows if r.rank is None)
     merged = Counter(length(r) for r in rows if r.rank is not None)
     xs = sorted(set(base) | set(merged))
-    font = {"size": 20 if presenter else 13}
+    font = chart_font(presenter)
     data = [
         {"type": "bar", "name": "base symbols", "x": xs, "y": [base.get(x, 0) for x in xs],
          "marker": {"color": "#bdbdbd"}, "hovertemplate": "%{y:,} base symbols of length %{x}<extra></extra>"},
@@ -88,7 +88,7 @@ def unused_frame(rows: Sequence[VocabRow], *, threshold: float = 0.25) -> pd.Dat
         {
             "id": [r.id for r in found],
             "token": [shown(r) for r in found],
-            "rank": [r.rank for r in found],
+            "step": pd.Series([None if r.rank is None else r.rank + 1 for r in found], dtype="Int64"),
             "count when merged": pd.Series([r.count for r in found], dtype="Int64"),
             "uses after training": pd.Series([r.uses for r in found], dtype="Int64"),
             "built into": [_children_text(r, by_token) for r in found],
@@ -102,8 +102,8 @@ def _children_text(row: VocabRow, by_token: dict[str, VocabRow], *, shown_max: i
 
 
 def token_label(row: VocabRow) -> str:
-    """How a token is named in a picker: `17 · lo (rank 6)`."""
-    made = f" (rank {row.rank})" if row.rank is not None else " (base)"
+    """How a token is named in a picker: `17 · lo (step 7)`, the step that made it."""
+    made = f" (step {row.rank + 1})" if row.rank is not None else " (base)"
     return f"{row.id} · {shown(row)}{made}"
 
 

@@ -18,18 +18,30 @@ from bpe_core import BPEError
 from explorer.data.training import Trained
 from explorer.display import charts
 from explorer.display.frames import clamp_step, frame_window, passage_mode
-from explorer.ui import player, state
+from explorer.ui import link, player, state
 
 WORDS_SHOWN = 14
 log = logging.getLogger(__name__)
 
-# Session-state keys of the player (beside state.STEP, state.PLAYING and state.SPEED).
-PLAYER = "anim_player"  # the component's key
-SEEN = "anim_seen"  # (trained key, step, playing) as the player last reported it or was told it
-SEQ = "anim_seq"  # how many times the server moved the player
-CENTRE = "anim_centre"  # (trained key, step, jump) the player last asked frames around
-WINDOW = "anim_window"  # (trained key, first, last, frames) last sent
-NEEDED = "anim_needed"  # the last view event asked for frames
+# The player's session keys are state.ANIM_*, beside state.STEP, state.PLAYING and state.SPEED.
+
+
+def jump_to(step: int, *, playing: bool = False) -> None:
+    """A button's callback on any page: show the animation at `step` (the switch is `follow_jump`'s)."""
+    ss = st.session_state
+    ss[state.STEP] = step
+    ss[state.PLAYING] = playing
+    ss[state.GOTO_TRAIN] = True
+
+
+def follow_jump(page: Any) -> None:
+    """At the start of a run: if a button asked for the animation, go to its page (`page`).
+
+    A callback cannot switch pages itself, so it leaves GOTO_TRAIN for the run it causes.
+    """
+    if st.session_state.get(state.GOTO_TRAIN):
+        st.session_state[state.GOTO_TRAIN] = False
+        st.switch_page(page)
 
 
 def no_merge_message(trained: Trained) -> str:
@@ -63,7 +75,7 @@ def _on_view() -> None:
     """A view event from the browser: keep its step, playing and speed; note a window it needs."""
     ss = st.session_state
     trained = ss.get(state.TRAINED)
-    view = (ss.get(PLAYER) or {}).get("view")
+    view = (ss.get(state.ANIM_PLAYER) or {}).get("view")
     if trained is None or not isinstance(view, dict):
         return
     key = trained_key(trained)
@@ -75,9 +87,9 @@ def _on_view() -> None:
         ss[state.SPEED] = float(view["speed"])
     need = _whole(view.get("need"))
     if need is not None:
-        ss[CENTRE] = (key, clamp_step(need, trained.steps), view.get("jump") is True)
-        ss[NEEDED] = True
-    ss[SEEN] = (key, ss[state.STEP], ss[state.PLAYING])
+        ss[state.ANIM_CENTRE] = (key, clamp_step(need, trained.steps), view.get("jump") is True)
+        ss[state.ANIM_NEEDED] = True
+    ss[state.ANIM_SEEN] = (key, ss[state.STEP], ss[state.PLAYING])
 
 
 def _fragment_rerun() -> bool:
@@ -93,19 +105,19 @@ def _window(trained: Trained, key: str, step: int) -> dict | None:
     may be new on the page).
     """
     ss = st.session_state
-    if _fragment_rerun() and not ss.pop(NEEDED, False):
+    if _fragment_rerun() and not ss.pop(state.ANIM_NEEDED, False):
         return None
     passage = passage_mode(trained)
-    asked = ss.get(CENTRE)
+    asked = ss.get(state.ANIM_CENTRE)
     centre, jump = (asked[1], asked[2]) if asked and asked[0] == key else (step, False)
     first, last = player.window_bounds(centre, trained.steps, passage=passage, jump=jump)
     if not first <= step <= last:
         first, last = player.window_bounds(step, trained.steps, passage=passage)
-    kept = ss.get(WINDOW)
+    kept = ss.get(state.ANIM_WINDOW)
     if kept and kept[:3] == (key, first, last):
         return kept[3]
     window = frame_window(trained, first, last, words=WORDS_SHOWN)
-    ss[WINDOW] = (key, first, last, window)
+    ss[state.ANIM_WINDOW] = (key, first, last, window)
     return window
 
 
@@ -117,15 +129,15 @@ def player_data(trained: Trained, *, presenter: bool) -> dict:
     step = clamp_step(ss[state.STEP], steps)
     ss[state.STEP] = step
     playing = bool(ss[state.PLAYING])
-    if ss.get(SEEN) != (key, step, playing):
-        ss[SEQ] = ss.get(SEQ, 0) + 1  # moved by something else than the player: tell it
-        ss[SEEN] = (key, step, playing)
+    if ss.get(state.ANIM_SEEN) != (key, step, playing):
+        ss[state.ANIM_SEQ] = ss.get(state.ANIM_SEQ, 0) + 1  # moved by something else than the player: tell it
+        ss[state.ANIM_SEEN] = (key, step, playing)
     curve = trained.curve
     passage = passage_mode(trained)
     result = trained.tokenizer.training
     return {
         "id": key,
-        "seq": ss[SEQ],
+        "seq": ss[state.ANIM_SEQ],
         "step": step,
         "playing": playing,
         "speed": ss[state.SPEED],
@@ -171,8 +183,8 @@ def _animate(trained: Trained, presenter: bool) -> None:
         log.exception("frames around step %s failed", ss[state.STEP])
         st.error("Could not prepare the animation. Try another step or other settings.")
         return
-    player.mount(data, key=PLAYER, on_view=_on_view)
+    player.mount(data, key=state.ANIM_PLAYER, on_view=_on_view)
     step = data["step"]
-    st.plotly_chart(_curve(trained, step, playing=data["playing"], presenter=presenter), key="curve_chart",
+    st.plotly_chart(_curve(trained, step, playing=data["playing"], presenter=presenter), key=state.CURVE_CHART,
                     config={"displayModeBar": False}, width="stretch")
-    st.query_params["step"] = str(step)
+    link.write_step(st.query_params, step)

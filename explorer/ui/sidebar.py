@@ -5,18 +5,20 @@ import streamlit as st
 
 from bpe_core import BPEError
 from bpe_core.settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS
-from explorer.ui import state, store
+from explorer.ui import link, state, store
 
 _HELP = {
-    "mode": "word: split on whitespace, add an end-of-word marker (the seed 000 lesson). "
-    "text: characters, spaces included (seed 003). bytes: UTF-8 bytes, like GPT-2.",
+    "mode": "word: split on whitespace, add an end-of-word marker (as in the lesson \u201clow, lower, newest, "
+    "widest\u201d). text: characters, spaces included (the lesson \u201clike, love, hug\u201d). bytes: UTF-8 "
+    "bytes, like GPT-2.",
     "eow": "Word mode only: text and bytes modes have no end-of-word marker, so this is off there "
     "(choose word mode and press Train to change it). separate: a `</w>` symbol after each word; "
     "suffix: glued to the last character; none: no marker (see Common mistakes).",
     "pre": "Text and bytes modes: how the text is cut into pieces that merges stay inside. "
     "none: the whole text is one piece.",
-    "tie": "When pairs have the same count. count-pair: the greatest pair (seed 000); first: the "
-    "pair seen first (seed 003); hf: the pair of earliest-learned symbols.",
+    "tie": "When pairs have the same count. count-pair: the greatest pair (as in \u201clow, lower, newest, "
+    "widest\u201d); first: the pair seen first (as in \u201clike, love, hug\u201d); hf: the pair of "
+    "earliest-learned symbols.",
     "min": "Stop when the best pair occurs fewer times than this.",
 }
 
@@ -68,10 +70,10 @@ def link_caption(corpus_key: str) -> None:
         text = store.get_corpus(corpus_key).text
     except BPEError:
         return
-    if state.link_carries(text):
+    if link.link_carries(text):
         st.caption(f"This page's link (the address bar) carries this text ({len(text):,} characters): "
                    "whoever opens it sees the same corpus.")
     else:
         own = "uploaded file" if corpus_key.startswith("upload:") else "pasted text"
         st.caption(f"This page's link (the address bar) opens a sample corpus, not your {own}: a link carries "
-                   f"only texts up to {state.LINK_TEXT_MAX_BYTES:,} bytes. Send the {own} along with the link.")
+                   f"only texts up to {link.LINK_TEXT_MAX_BYTES:,} bytes. Send the {own} along with the link.")

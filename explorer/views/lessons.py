@@ -1,13 +1,14 @@
-"""Lessons: each seed lesson reproduced with its exact numbers, one click from the animation."""
+"""Lessons: the three BPE lessons the app started from, reproduced with their exact numbers."""
 from __future__ import annotations
 
 import streamlit as st
 
+from bpe_core.analysis import with_extra
 from explorer.data import lessons
 from explorer.data.corpus import pasted_corpus
 from explorer.display import tables
 from explorer.display.render import Chip, chips_html, md_escape
-from explorer.ui import state, store
+from explorer.ui import animation, state, store
 
 ss = st.session_state
 
@@ -19,12 +20,12 @@ def _open(lesson_key: str, *, merges: int | None = None, extra: bool = False) ->
     if merges is not None:
         state.apply_values(ss, {state.W_TARGET: "merges", state.W_MERGES: merges})
     if extra:
-        corpus = pasted_corpus(lessons.with_extra(store.sample_text(lesson.corpus_id)))
+        corpus = pasted_corpus(with_extra(store.sample_text(lesson.corpus_id), lessons.TRY_IT_EXTRA))
         store.add_user_corpus(corpus)
     else:
         ss[state.CORPUS] = ss[state.W_CORPUS] = f"sample:{lesson.corpus_id}"
-    state.apply_values(ss, {state.WORDS: lesson.words, state.STEP: 1, state.PLAYING: True,
-                            state.GOTO_TRAIN: True})
+    ss[state.WORDS] = lesson.words
+    animation.jump_to(1, playing=True)
 
 
 def _open_button(lesson_key: str) -> None:
@@ -39,12 +40,8 @@ def _check(ok: bool, what: str) -> None:
         st.error(f"Does not match the lesson: {what}")
 
 
-if ss[state.GOTO_TRAIN]:
-    ss[state.GOTO_TRAIN] = False
-    st.switch_page("views/train.py")
-
 st.title("Lessons")
-st.caption("Each lesson reproduced by the engine, with the lesson's own numbers checked. "
+st.caption("Three BPE lessons, each reproduced by the engine with the lesson's own numbers checked. "
            "\"Open in the explorer\" loads the lesson's corpus and settings and plays the animation.")
 tab000, tab003, tab002 = st.tabs([lessons.SEED000.title, lessons.SEED003.title, lessons.SEED002.title])
 

@@ -1,8 +1,9 @@
-"""Common mistakes from seed 000, each shown right vs wrong on the same words."""
+"""Common mistakes from the "low, lower, newest, widest" lesson, each shown right vs wrong on the same words."""
 from __future__ import annotations
 
 import streamlit as st
 
+from bpe_core.analysis import mistakes
 from bpe_core.analysis.longest_match import WORD_CAP, differences
 from explorer.data import lessons
 from explorer.display import tables
@@ -22,17 +23,17 @@ def _show(rows: list[tuple[str, list[str], list[str]]], *, right: str, wrong: st
 
 
 st.title("Common mistakes")
-st.caption("The mistakes seed 000 warns about, each computed with the engine on the lesson's corpus "
-           "(10 merges) and shown next to the right answer.")
+st.caption(f"The mistakes the lesson \u201c{lessons.SEED000.title}\u201d warns about, each computed with the engine "
+           "on that lesson's corpus (10 merges) and shown next to the right answer.")
 
 tok = store.lesson_trained("seed000").tokenizer
 
 st.header("1. Applying merges in the wrong order")
 st.markdown("The merge list is ordered, and the order is the algorithm. Here the lesson's own 10 merges are "
             "replayed (`encode_replay`) in another order and compared with the learned order (`encode_ranked`).")
-orders = lessons.wrong_orders(tok.merges)
+orders = mistakes.wrong_orders(tok.merges)
 choice = st.radio("Wrong order", list(orders), horizontal=True, key=state.W_ORDER)
-differ = _show(lessons.order_rows(tok, WORDS, orders[choice]), right="learned order", wrong=choice)
+differ = _show(mistakes.order_rows(tok, WORDS, orders[choice]), right="learned order", wrong=choice)
 st.markdown(f"**{differ} of {len(WORDS)} words** come out differently. A model fed these tokens would see "
             "pieces it was never trained on.")
 st.caption("Sorting by count, highest first, happens to give back the learned order on this tiny corpus (its "
@@ -42,7 +43,7 @@ st.header("2. No end-of-word marker")
 st.markdown("Trained without `</w>` (end-of-word style *none*), a piece at the end of a word is the same token "
             "as the same letters at the start of one.")
 plain = store.seed000_variant("none")
-_show(lessons.marker_rows(tok, plain, ["newest", "west", "estate", "establish", "lowest"]),
+_show(mistakes.marker_rows(tok, plain, ["newest", "west", "estate", "establish", "lowest"]),
       right="with </w>", wrong="no marker", same=False)
 st.markdown("With `</w>`, **st**`</w>` can only end a word, so *estate* starts with plain *e s t*. Without it, "
             "**st** ends *west* and starts *estate* alike: a suffix and a prefix are one token.")
@@ -56,7 +57,7 @@ st.markdown(
 st.header("3. Greedy longest-match instead of BPE")
 st.markdown("BPE replays merges in order. Greedy longest-match (WordPiece's encoder) takes the longest "
             "vocabulary piece from the left. Over the same vocabulary they can disagree.")
-_show(lessons.greedy_rows(plain, ["lower", "lowest", "newer", "slow"]), right="BPE (merges in order)",
+_show(mistakes.greedy_rows(plain, ["lower", "lowest", "newer", "slow"]), right="BPE (merges in order)",
       wrong="longest match")
 st.markdown("With the lesson's merges trained without a marker, *lower* is **lo we r** under BPE: merge 1 "
             "(w + e) fires before l + o, so *low* can never form. Longest-match grabs **low** first.")
@@ -77,7 +78,7 @@ if current is not None:
             if len(row.word) <= LONG_WORD:
                 rows.append((row.word, shown(row.bpe), shown(row.greedy)))
                 continue
-            text, bpe, greedy, before, after = lessons.around_first_difference(row.bpe, row.greedy)
+            text, bpe, greedy, before, after = mistakes.around_first_difference(row.bpe, row.greedy)
             dots = ["…"] * before, ["…"] * after
             rows.append((f"{'…' * before}{token_text(text, byte_level=byte_level)}{'…' * after}",
                          [*dots[0], *shown(bpe), *dots[1]], [*dots[0], *shown(greedy), *dots[1]]))

@@ -6,21 +6,10 @@ import streamlit as st
 from bpe_core import merge_tree
 from explorer.display import charts, tables
 from explorer.display.render import Chip, cap_token, chips_html, md_escape, token_text
-from explorer.ui import page_header, state
+from explorer.ui import animation, page_header, state
 
 MAX_WORDS = 12
 ss = st.session_state
-
-
-def _goto(step: int) -> None:
-    ss[state.STEP] = step
-    ss[state.PLAYING] = False
-    ss[state.GOTO_TRAIN] = True
-
-
-if ss[state.GOTO_TRAIN]:
-    ss[state.GOTO_TRAIN] = False
-    st.switch_page("views/train.py")
 
 trained = page_header.header(
     "Unseen words", "Encoding replays the learned merges, in the order they were learned, on each new word."
@@ -70,27 +59,27 @@ for index, word in enumerate(words):
             st.html(
                 chips_html([Chip(p, birth=tok.birth.get(p), unknown=p in unknown) for p in at_k], byte_level=byte_level)
             )
-            made = sorted({(tok.birth[p], p) for p in pieces if p in tok.birth})
+            made = sorted({(tok.birth[p] + 1, p) for p in pieces if p in tok.birth})  # (step that made it, piece)
             if made:
                 st.markdown("**Jump to the step that created a piece**")
                 jump_cols = st.columns(min(4, len(made)))
-                for j, (rank, piece) in enumerate(made):
+                for j, (step, piece) in enumerate(made):
                     jump_cols[j % len(jump_cols)].button(
                         # The step first: a narrow button cuts the end of its label, never the step.
-                        f"Step {rank + 1}: {md_escape(cap_token(token_text(piece, byte_level=byte_level)))}",
-                        key=state.b_jump(index, rank),
-                        on_click=_goto,
-                        args=(rank + 1,),
+                        f"Step {step}: {md_escape(cap_token(token_text(piece, byte_level=byte_level)))}",
+                        key=state.b_jump(index, step),
+                        on_click=animation.jump_to,
+                        args=(step,),
                         width="stretch",
                     )
         with right:
-            st.markdown("**Merge tree** (each node: token and the rank of the merge that made it)")
+            st.markdown("**Merge tree** (each node: its token and the step that made it)")
             trees = [merge_tree(tok, p) for p in pieces]
             st.plotly_chart(
                 charts.merge_tree_figure(
                     trees, counts=counts, byte_level=byte_level, unknown=unknown, presenter=page_header.presenter()
                 ),
-                key=f"tree_{index}",
+                key=state.b_tree(index),
                 config={"displayModeBar": False},
                 width="stretch",
             )

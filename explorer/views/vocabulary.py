@@ -7,42 +7,23 @@ from bpe_core.analysis import life_story
 from explorer.display import charts
 from explorer.display import vocabulary as view
 from explorer.display.render import Chip, chips_html
-from explorer.ui import page_header, state
+from explorer.ui import animation, page_header, state
 from explorer.ui import tokenizer_picker as picker
 
-# Session-state keys of this page (the app-wide ones live in explorer/ui/state.py).
-TOKEN = "voc_token"  # id of the token whose life story is shown
-W_TOKEN = "voc_w_token"
-W_SOURCE = "voc_w_source"
-W_SEARCH = "voc_w_search"
-W_UNIT = "voc_w_unit"
-W_THRESHOLD = "voc_w_threshold"
-W_TABLE = "voc_w_table"
-SHOWN_IDS = "voc_shown_ids"  # ids of the table's rows on screen, for the row-click callback
-ss = st.session_state
-
-
-def _goto(step: int) -> None:
-    ss[state.STEP] = step
-    ss[state.PLAYING] = False
-    ss[state.GOTO_TRAIN] = True
+ss = st.session_state  # this page's keys are state.VOC_*
 
 
 def _row_clicked() -> None:
-    picked = (ss.get(W_TABLE) or {}).get("selection", {}).get("rows", [])
-    shown_ids = ss.get(SHOWN_IDS, [])
+    picked = (ss.get(state.VOC_W_TABLE) or {}).get("selection", {}).get("rows", [])
+    shown_ids = ss.get(state.VOC_SHOWN_IDS, [])
     if picked and picked[0] < len(shown_ids):
-        ss[TOKEN] = shown_ids[picked[0]]
+        ss[state.VOC_TOKEN] = shown_ids[picked[0]]
 
-
-if ss[state.GOTO_TRAIN]:
-    ss[state.GOTO_TRAIN] = False
-    st.switch_page("views/train.py")
 
 page_header.header("Vocabulary",
                     "Every token: when it was made, how long it is, and how much it is still used after training.",
                     summary=False)
-source = picker.pick("Tokenizer", W_SOURCE)
+source = picker.pick("Tokenizer", state.VOC_W_SOURCE)
 if source is None:
     st.stop()
 st.caption(picker.caption(source))  # the tokenizer this page shows, which may not be the sidebar's
@@ -55,23 +36,24 @@ if not has_counts:
     st.info("This tokenizer came from a file without a training record: merge counts and uses are unknown.")
 
 st.subheader(f"All {len(rows):,} tokens")
-query = st.text_input("Search tokens (a space or · matches a space)", key=W_SEARCH)
+query = st.text_input("Search tokens (a space or · matches a space)", key=state.VOC_W_SEARCH)
 found = view.search(rows, query)
-ss[SHOWN_IDS] = [r.id for r in found]
-st.dataframe(view.vocab_frame(found), hide_index=True, width="stretch", height=360, key=W_TABLE,
+ss[state.VOC_SHOWN_IDS] = [r.id for r in found]
+st.dataframe(view.vocab_frame(found), hide_index=True, width="stretch", height=360, key=state.VOC_W_TABLE,
              on_select=_row_clicked, selection_mode="single-row", placeholder=view.EMPTY)
 st.caption(f"{len(found):,} of {len(rows):,} tokens. Click a column name to sort; click a row to see its life story "
-           "below. Uses: occurrences in the training corpus after training (all merges applied). Rank and count are "
+           "below. Step: the merge that made the token (step k is the k-th merge). Uses: occurrences in the training "
+           "corpus after training (all merges applied). Step and count are "
            f"{view.EMPTY} for base symbols, which no merge made.")
 
 left, right = st.columns(2, gap="large")
 with left:
-    unit = st.radio("Length in", list(view.UNITS), format_func=view.UNITS.get, horizontal=True, key=W_UNIT)
-    st.plotly_chart(view.length_histogram(rows, unit=unit, presenter=page_header.presenter()), key="voc_hist",
+    unit = st.radio("Length in", list(view.UNITS), format_func=view.UNITS.get, horizontal=True, key=state.VOC_W_UNIT)
+    st.plotly_chart(view.length_histogram(rows, unit=unit, presenter=page_header.presenter()), key=state.VOC_HIST,
                     config={"displayModeBar": False}, width="stretch")
 with right:
     threshold = st.slider("Nearly unused: uses after training at most this share of the count when merged",
-                          0.0, 1.0, 0.25, 0.05, key=W_THRESHOLD)
+                          0.0, 1.0, 0.25, 0.05, key=state.VOC_W_THRESHOLD)
     unused = view.unused_frame(rows, threshold=threshold)
     st.markdown(f"**{len(unused):,} tokens that later merges left nearly unused**")
     if has_counts:
@@ -80,19 +62,19 @@ with right:
         st.caption("Unknown without a training record.")
 
 st.subheader("A token's life story")
-if ss.get(TOKEN) not in by_id:
-    ss[TOKEN] = view.default_token(rows)
-write_back = state.bind(ss, W_TOKEN, TOKEN)
+if ss.get(state.VOC_TOKEN) not in by_id:
+    ss[state.VOC_TOKEN] = view.default_token(rows)
+write_back = state.bind(ss, state.VOC_W_TOKEN, state.VOC_TOKEN)
 if len(rows) <= view.MAX_PICKER:
     labels = {r.id: view.token_label(r) for r in rows}
-    st.selectbox("Token", list(labels), format_func=labels.get, key=W_TOKEN, on_change=write_back)
+    st.selectbox("Token", list(labels), format_func=labels.get, key=state.VOC_W_TOKEN, on_change=write_back)
 else:
     st.number_input(f"Token id (0 to {max(by_id):,}; or click a row of the table)", min_value=0, max_value=max(by_id),
-                    step=1, key=W_TOKEN, on_change=write_back)
-if ss[TOKEN] not in by_id:
+                    step=1, key=state.VOC_W_TOKEN, on_change=write_back)
+if ss[state.VOC_TOKEN] not in by_id:
     st.warning("No token has that id.")
     st.stop()
-story = life_story(tok, by_id[ss[TOKEN]].token)
+story = life_story(tok, by_id[ss[state.VOC_TOKEN]].token)
 row = by_id[story.id]
 
 
@@ -105,15 +87,15 @@ with st.container(border=True):
     st.html(f'<div class="bpe-merge">{chips([story.token])}</div>')
     metrics = st.columns(4)
     metrics[0].metric("Born at step", f"{story.step:,}" if story.rank is not None else "base symbol",
-                help="Animation step t shows the vocabulary after t merges: the token made by rank r appears "
-                     "at step r + 1.")
+                help="Step k is the k-th merge: the animation at step k shows the vocabulary after k merges, "
+                     "this token included.")
     metrics[1].metric("Pair count when merged", "—" if story.count is None else f"{story.count:,}")
     metrics[2].metric("Uses after training", "—" if story.uses is None else f"{story.uses:,}")
     metrics[3].metric("Tokens built on it", f"{len(story.children):,}")
     text_col, tree_col = st.columns([1, 1], gap="medium")
     with text_col:
         if story.parents is not None:
-            st.markdown(f"**Parents** (merge rank {story.rank})")
+            st.markdown(f"**Parents** (joined at step {story.step:,})")
             st.html(chips(list(story.parents)))
         else:
             what = "the unknown token" if story.token == tok.unk_token else "a base symbol"
@@ -130,11 +112,11 @@ with st.container(border=True):
         if row.kept is not None:
             st.caption(f"After training it keeps {100 * row.kept:.0f}% of the occurrences it had when merged.")
         if source == picker.SIDEBAR and story.rank is not None:
-            st.button(f"Watch its birth in the animation (step {story.step:,})", key="voc_jump", on_click=_goto,
-                      args=(story.step,), icon=":material/play_circle:", type="primary")
+            st.button(f"Watch its birth in the animation (step {story.step:,})", key=state.VOC_JUMP,
+                      on_click=animation.jump_to, args=(story.step,), icon=":material/play_circle:", type="primary")
     with tree_col:
         st.markdown("**Merge tree**")
         counts = {merge.rank: merge.count for merge in tok.trace}
         st.plotly_chart(charts.merge_tree_figure([story.tree], counts=counts, byte_level=byte_level,
                                                  presenter=page_header.presenter()),
-                        key="voc_tree", config={"displayModeBar": False}, width="stretch")
+                        key=state.VOC_TREE, config={"displayModeBar": False}, width="stretch")

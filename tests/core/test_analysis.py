@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bpe_core import BPEError, Encoding, Settings, train
 from bpe_core.analysis import (
@@ -14,10 +16,13 @@ from bpe_core.analysis import (
     nearly_unused,
     split_characters,
     token_count_curve,
+    token_segments,
+    token_text,
     token_usage,
     visible_whitespace,
     vocabulary_table,
 )
+from bpe_core.analysis.segments import bytes_segments
 from bpe_core.formats.tiktoken import tokenizer_from_ranks
 from bpe_core.pretokenize import bytes_to_symbols, count_words
 from tests.conftest import SEED000
@@ -119,7 +124,7 @@ def test_byte_tokens_that_split_characters_show_hex_never_replacement(byte_level
     # 日 = e6 97 a5, 本 = e6 9c ac
     assert display_token(byte_level, _symbols(b"\xe6\x97")) == "<e6 97>"
     assert display_token(byte_level, _symbols(b"\x97\xa5" + "本".encode())) == "<97 a5>本"
-    assert display_token(byte_level, _symbols(b" \xe6")) == " <e6>"
+    assert display_token(byte_level, _symbols(b" \xe6")) == "·<e6>"  # the space as every page shows it
     assert display_token(byte_level, _symbols("café".encode())) == "café"
     assert display_token(byte_level, _symbols("é".encode()), as_bytes=True) == "<c3 a9>"
 
@@ -146,8 +151,64 @@ def test_word_mode_shows_the_token_itself(tok10):
 
 def test_visible_whitespace():
     assert visible_whitespace("a b\n\t\r") == "a·b↵→␍"
-    assert visible_whitespace("\u00a0\u3000\x0b") == "\\xa0\\u3000\\x0b"
+    assert visible_whitespace("\u00a0\u3000\x0b") == "⟨U+00A0⟩⟨U+3000⟩⟨U+000B⟩"
     assert visible_whitespace("日本") == "日本"
+
+
+def test_one_way_to_show_invisible_characters_in_every_mode():
+    # A no-break space, a control character, a zero-width joiner and U+FFFD are named, the same
+    # in a word, in a text-mode token and decoded from bytes.
+    assert token_text("a\u00a0b\x00c\u200dd\ufffd") == "a⟨U+00A0⟩b⟨U+0000⟩c⟨U+200D⟩d⟨U+FFFD⟩"
+    assert token_text(_symbols("a\u00a0b\x00c\u200dd".encode()), byte_level=True) == "a⟨U+00A0⟩b⟨U+0000⟩c⟨U+200D⟩d"
+    # Decoded from bytes, a U+FFFD is its bytes: it cannot pass for a byte lost in decoding.
+    assert token_text(_symbols("a\ufffd".encode()), byte_level=True) == "a<ef bf bd>"
+
+
+def test_gpt2_byte_letters_are_decoded_and_hex_groups_never_look_like_text():
+    assert _symbols(b" hello\n") == "ĠhelloĊ"  # how files store it
+    assert token_text("ĠhelloĊ", byte_level=True) == "·hello↵"
+    # Spaces of the text are dots; only a hex group keeps plain spaces.
+    assert token_text("<e8 aa>") == "<e8·aa>"
+    assert token_text(_symbols("語".encode()[:2]), byte_level=True) == "<e8 aa>"
+    # A token that is no byte symbols (a special token) shows its characters.
+    assert token_text("<|endoftext|>", byte_level=True) == "<|endoftext|>"
+
+
+def test_emoji_cjk_and_devanagari_tokens_in_bytes_mode():
+    emoji = "😀".encode()  # f0 9f 98 80
+    assert [token_text(_symbols(d), byte_level=True) for d in (emoji, emoji[:2], emoji[2:])] == [
+        "😀", "<f0 9f>", "<98 80>"]
+    assert token_segments(_symbols(" 日本".encode()), byte_level=True) == [
+        ("ws", "·"), ("text", "日"), ("text", "本")]
+    assert token_segments(_symbols("本".encode()[1:] + "語".encode()), byte_level=True) == [
+        ("hex", "<9c ac>"), ("text", "語")]
+    # A token that starts with a mark gets the dotted circle: a Devanagari vowel sign (Mc),
+    # a virama (Mn) and a combining accent.
+    assert [token_text(_symbols(s.encode()), byte_level=True) for s in ("ि", "्ते", "\u0301x")] == [
+        "◌ि", "◌्ते", "◌\u0301x"]
+    assert token_text(_symbols("नमस्ते".encode()), byte_level=True) == "नमस्ते"
+
+
+@given(st.binary(max_size=24) | st.text(max_size=12).map(lambda t: t.encode("utf-8", "surrogatepass")))
+def test_shown_bytes_lose_nothing_and_hide_nothing(data):
+    # Whatever the bytes, the shown form has no U+FFFD and no invisible character, and reading
+    # it back (hex groups as bytes, symbols and names as their characters) gives the bytes again.
+    back = {"·": " ", "↵": "\n", "→": "\t", "␍": "\r"}
+    rebuilt = b""
+    for kind, shown in bytes_segments(data):
+        if kind == "hex":
+            rebuilt += bytes.fromhex(shown[1:-1])
+        elif kind == "ws":
+            rebuilt += (back.get(shown) or chr(int(shown[3:-1], 16))).encode("utf-8", "surrogatepass")
+        else:
+            assert kind == "text" and not shown.isspace() and shown.isprintable() and shown != "\ufffd"
+            rebuilt += shown.encode("utf-8")
+    assert rebuilt == data
+
+
+def test_end_of_word_marker_is_a_part_of_its_own():
+    assert token_segments("st</w>") == [("text", "s"), ("text", "t"), ("marker", "</w>")]
+    assert token_segments("st</w>", marker="") == [("text", c) for c in "st</w>"]
 
 
 # ---- comparing segmentations ----------------------------------------------------------------
@@ -321,9 +382,8 @@ def test_training_usage_equals_counting_the_corpus_again():
 
 
 def test_vocabulary_shows_hex_groups_with_plain_spaces_and_text_spaces_as_dots():
-    from bpe_core.analysis import display_token, visible_whitespace
-
     tok = train("hello world 日本 " * 5 + "語", Settings(mode="bytes"), merges=20)
-    shown = {visible_whitespace(display_token(tok, t)) for t in tok.vocab}
+    shown = {display_token(tok, t) for t in tok.vocab}
     assert "·<e8 aa>" in shown and "·world" in shown
     assert not any("<e8·" in s for s in shown)
+    assert {r.display for r in vocabulary_table(tok)} == shown  # the table shows the same text

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from bpe_core import DEFAULT_MERGES, BPEError, Settings, train, train_from_counts
+from bpe_core import DEFAULT_MERGES, MAX_MERGES, BPEError, Settings, check_target, train, train_from_counts
 from bpe_core.pretokenize import check_text
 from tests.conftest import SEED000, require
 
@@ -170,10 +170,24 @@ def test_train_from_counts_in_bytes_mode_wants_byte_symbols():
         ({"vocab_size": 0}, "the vocabulary size must be a whole number of 1 or more, not 0"),
         ({"vocab_size": True}, "the vocabulary size must be a whole number of 1 or more, not True"),
         ({"merges": 10**9}, "at most 1,000,000 merges can be trained; 1,000,000,000 were asked for"),
+        ({"vocab_size": 10**9}, "at most 1,000,000 merges can be trained; 999,999,989 were asked for"),  # 11 symbols
+        ({"merges": 3, "vocab_size": 20}, "give either a number of merges or a vocabulary size, not both"),
     ],
 )
 def test_absurd_targets_say_what_is_wrong(target, message):
     _refused(lambda: train(SEED000, **target), message)
+
+
+def test_one_check_of_the_target_for_every_caller():
+    # The command line and the app check a target before counting a word, with the engine's rule.
+    assert check_target(merges=MAX_MERGES) is None and check_target(vocab_size=1) is None
+    _refused(lambda: check_target(merges=MAX_MERGES + 1),
+             "at most 1,000,000 merges can be trained; 1,000,001 were asked for")
+    _refused(lambda: check_target(vocab_size=0, vocab_name="--vocab-size"),
+             "--vocab-size must be a whole number of 1 or more, not 0")
+    _refused(lambda: check_target(merges=True), "the number of merges must be a whole number, 0 or more, not True")
+    # A vocabulary's upper bound needs the corpus's alphabet: the trainer checks it.
+    assert len(train(SEED000, vocab_size=MAX_MERGES + 11, max_token_length=None).merges) < 100
 
 
 def test_limit_must_be_a_number_of_merges(tok):

@@ -160,8 +160,10 @@ def test_bad_input_exits_2_with_one_line(capsys, tmp_path, seed_model):
         "binary file": ["train", binary, "-o", out],
         "not UTF-8": ["train", latin1, "-o", out],
         "corpus is empty": ["train", empty, "-o", out],
-        "--merges must be 0 or more, not -3": ["train", LESSON, "--merges", "-3", "-o", out],
-        "--vocab-size must be at least 1": ["train", LESSON, "--vocab-size", "0", "-o", out],
+        "--merges must be a whole number, 0 or more, not -3": ["train", LESSON, "--merges", "-3", "-o", out],
+        "at most 1,000,000 merges can be trained; 2,000,000 were asked for": [
+            "train", LESSON, "--merges", "2000000", "-o", out],
+        "--vocab-size must be a whole number of 1 or more, not 0": ["train", LESSON, "--vocab-size", "0", "-o", out],
         "--min-frequency must be at least 1": ["train", LESSON, "--min-frequency", "0", "-o", out],
         "--max-token-length must be 0 (no limit) or more, not -1": [
             "train", LESSON, "--max-token-length", "-1", "-o", out],

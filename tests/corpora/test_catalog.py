@@ -112,10 +112,14 @@ def test_index_points_at_every_text_file() -> None:
     builders = {entry["builder"] for entry in entries if entry["kind"] == "generated"}
     assert files == {path.name for path in CORPORA_DIR.glob("*.txt")}
     assert builders == {"build_english", "build_python"}
+    lessons = {"seed000": "low, lower, newest, widest", "seed002": "cats and dogs", "seed003": "like, love, hug"}
     for entry in entries:
-        if entry["id"].startswith("seed"):
-            assert "lesson" in entry["source"].lower()
-            assert f"seed {entry['id'][4:]}" in entry["source"]
+        if entry["id"].startswith("seed"):  # the lessons are named by their titles, as a teacher's audience knows them
+            lesson = f"BPE lesson \u201c{lessons[entry['id']]}\u201d"
+            assert lesson in entry["source"] and lesson in entry["description"]
+            assert entry["title"] == f"Lesson: {lessons[entry['id']]}"
+        shown = " ".join((entry["title"], entry["description"], entry["source"], entry["licence"]))
+        assert "seed" not in shown.lower() and ".txt" not in shown and "../" not in shown  # no internal names or paths
 
 
 def test_get_corpus() -> None:

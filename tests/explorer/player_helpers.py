@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from explorer.ui.animation import PLAYER
+from explorer.ui.state import ANIM_PLAYER as PLAYER
 
 
 def player_element(at):

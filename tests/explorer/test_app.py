@@ -70,14 +70,14 @@ def test_unseen_words_page(app):
     lowest = next(h for h in chips if "id 17" in h)
     assert ">lo<" in lowest and ">we<" in lowest and "st<span class=\"bpe-marker\">&lt;/w&gt;</span>" in lowest
     trees = plotly_specs(app)
-    assert len(trees) == 4 and "lo<br><sub>r6</sub>" in [a["text"] for a in trees[0]["layout"]["annotations"]]
+    assert len(trees) == 4 and "lo<br><sub>step 7</sub>" in [a["text"] for a in trees[0]["layout"]["annotations"]]
     built = app.dataframe[0].value
     assert list(built["merge"]) == ["w + e", "t + </w>", "s + t</w>", "l + o"]
     app.text_input(key=state.W_WORDS).set_value("slow").run()
     assert any("s<sub" in h and "low" in h for h in html_bodies(app))
     app.slider(key=state.W_TIMELINE).set_value(4).run()
     assert any("After 4 merges" in m.value for m in app.markdown)
-    jump = app.button(key=state.b_jump(0, 8))  # low</w> was made by rank 8
+    jump = app.button(key=state.b_jump(0, 9))  # low</w> was made at step 9
     assert shown(jump.label) == "Step 9: low</w>"  # the step first: a narrow button cuts the end, not the step
     jump.click().run()
     assert app.session_state[state.STEP] == 9

@@ -73,10 +73,12 @@ def test_merge_tree_layout_and_figure(seed000_trained, word):
     texts = [a["text"] for a in fig["layout"]["annotations"]]
     assert len(texts) == len(nodes)
     if word == "lowest":
-        assert "lo<br><sub>r6</sub>" in texts and "we<br><sub>r0</sub>" in texts
-        assert "st&lt;/w&gt;<br><sub>r2</sub>" in texts
+        assert "lo<br><sub>step 7</sub>" in texts and "we<br><sub>step 1</sub>" in texts
+        assert "st&lt;/w&gt;<br><sub>step 3</sub>" in texts
         tops = [a["text"] for a in fig["layout"]["annotations"] if a["borderwidth"] == 2]
-        assert tops == ["lo<br><sub>r6</sub>", "we<br><sub>r0</sub>", "st&lt;/w&gt;<br><sub>r2</sub>"]
+        assert tops == ["lo<br><sub>step 7</sub>", "we<br><sub>step 1</sub>", "st&lt;/w&gt;<br><sub>step 3</sub>"]
+        hovers = fig["data"][1]["hovertext"]
+        assert "we<br>made at step 1<br>seen 9 times in training" in hovers  # the first merge: w + e, 9 times
 
 
 def test_outside_text_in_a_figure_shows_as_its_characters():
@@ -89,4 +91,4 @@ def test_outside_text_in_a_figure_shows_as_its_characters():
     assert layout["title"]["text"] == '&lt;i&gt;"t"&lt;/i&gt; &amp; co'
     tree = charts.merge_tree_figure([MergeNode('"<', 0, MergeNode('"', None), MergeNode("<", None))])
     texts = [a["text"] for a in tree.to_dict()["layout"]["annotations"]]
-    assert texts == ['"', "&lt;", '"&lt;<br><sub>r0</sub>']
+    assert texts == ['"', "&lt;", '"&lt;<br><sub>step 1</sub>']

@@ -5,13 +5,13 @@ import plotly.graph_objects as go
 import pytest
 from apptest_helpers import html_bodies, plotly_specs
 
-from bpe_core import Settings, train
+from bpe_core import BPEError, Settings, train
 from bpe_core.analysis import compare_segmentations, token_count_curve
 from explorer.data.tokenizer_files import Uploaded
 from explorer.data.training import TrainRequest, train_corpus
 from explorer.display import compare as view
 from explorer.display.compare import Entry
-from explorer.ui import store
+from explorer.ui import state, store
 from explorer.ui import tokenizer_picker as picker
 from sample_corpora import load_corpus
 
@@ -130,7 +130,7 @@ def test_first_merges_equals_training_with_fewer_merges(corpus_id, settings):
     text = load_corpus(corpus_id)
     full = train_corpus([text], TrainRequest(settings, "merges", 40))
     for k in (0, 7, full.steps):
-        cut, trained = view.first_merges(full, k), train_corpus([text], TrainRequest(settings, "merges", k))
+        cut, trained = full.first_merges(k), train_corpus([text], TrainRequest(settings, "merges", k))
         assert cut.request == trained.request and cut.tokenizer.merges == trained.tokenizer.merges
         assert cut.tokenizer.vocab == trained.tokenizer.vocab
         assert cut.tokenizer.trace == trained.tokenizer.trace and cut.stop_reason == trained.stop_reason
@@ -144,11 +144,11 @@ def test_first_merges_past_the_end():
     text = load_corpus("seed000")
     stopped = train_corpus([text], TrainRequest(Settings(), "merges", 40))  # no pair is left after 18 merges
     assert stopped.steps == 18
-    more = view.first_merges(stopped, 30)  # training with 30 merges stops at the same place
+    more = stopped.first_merges(30)  # training with 30 merges stops at the same place
     assert more.steps == 18 and more.stop_reason == stopped.stop_reason and more.request.amount == 30
     reached = train_corpus([text], TrainRequest(Settings(), "merges", 10))
-    with pytest.raises(ValueError, match="only the first 10 merges"):
-        view.first_merges(reached, 11)  # merge 11 was never computed
+    with pytest.raises(BPEError, match="only the first 10 merges"):
+        reached.first_merges(11)  # merge 11 was never computed
 
 
 # ---- the page ------------------------------------------------------------------------------------
@@ -180,7 +180,7 @@ def test_opening_the_page_trains_nothing(app, monkeypatch):
     monkeypatch.setattr(store, "train_cached", lambda *args, **kwargs: trained.append(args))
     at = open_compare(app)
     assert trained == [] and list(at.dataframe[0].value["merges"]) == [10, 5]
-    half = at.session_state[view.ENTRIES][1].trained
+    half = at.session_state[state.CMP_ENTRIES][1].trained
     assert half.request == TrainRequest(Settings(), "merges", 5) and half.tokenizer.merges == \
         at.session_state["trained"].tokenizer.merges[:5]
 
@@ -222,7 +222,7 @@ def test_train_a_bytes_entry_and_add_cl100k(app):
 
 def test_uploaded_tokenizers_can_be_added(app, bytes30):
     item = Uploaded("file:abc", "mine.json", bytes30)
-    app.session_state[picker.UPLOADED] = {item.key: item}
+    app.session_state[state.PICK_UPLOADED] = {item.key: item}
     at = open_compare(app)
     at.button(key="cmp_add_file:abc").click().run()
     assert len(columns_html(at)) == 3
@@ -238,7 +238,7 @@ def test_cl100k_missing_is_explained(app, monkeypatch):
 def test_hostile_names_and_tokens_are_escaped_on_the_page(app):
     evil = train("<img src=x onerror=alert(1)> " * 5, Settings(mode="text"), merges=20)
     item = Uploaded("file:evil", "<script>alert(2)</script>.json", evil)
-    app.session_state[picker.UPLOADED] = {item.key: item}
+    app.session_state[state.PICK_UPLOADED] = {item.key: item}
     at = open_compare(app)
     at.button(key="cmp_add_file:evil").click().run()
     at.text_area(key="cmp_w_text").set_value("<img src=x onerror=alert(1)>").run()

@@ -12,7 +12,6 @@ from bpe_core import Settings, train
 from explorer.data import tokenizer_files
 from explorer.display.render import md_escape
 from explorer.ui import state
-from explorer.ui import tokenizer_picker as picker
 from sample_corpora import load_corpus
 
 CORPUS = load_corpus("seed000") + "The café's naïve owner said: hello, world! 日本 日本 " * 3
@@ -173,7 +172,7 @@ def test_upload_a_gpt2_pair_then_a_broken_file(app, byte_tok):
     at.file_uploader(key="io_w_upload").set_value(files).run()
     assert not at.exception
     assert any(s.value.startswith(md_escape("Loaded vocab.json + merges.txt (GPT-2")) for s in at.success)
-    assert at.session_state[picker.EXPLORE] in at.session_state[picker.UPLOADED]
+    assert at.session_state[state.PICK_EXPLORE] in at.session_state[state.PICK_UPLOADED]
     chips = [h.value for h in at.html if 'class="bpe-chips"' in h.value]
     assert chips and "\ufffd" not in chips[-1]
     assert len(at.get("plotly_chart")) == 1  # the merge trees
@@ -181,7 +180,7 @@ def test_upload_a_gpt2_pair_then_a_broken_file(app, byte_tok):
     assert not at.exception
     assert [e.value for e in at.error] == [md_escape("tokenizer.json is not valid JSON (Expecting property name "
                                                      "enclosed in double quotes at line 1, column 2)")]
-    assert len(at.session_state[picker.UPLOADED]) == 1  # the good one is still there
+    assert len(at.session_state[state.PICK_UPLOADED]) == 1  # the good one is still there
     at.button(key="io_open_vocab").click().run()
     assert not at.exception and at.title[0].value == "Vocabulary"
     assert len(at.dataframe[0].value) == byte_tok.vocab_size

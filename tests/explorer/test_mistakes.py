@@ -6,8 +6,8 @@ import random
 import pytest
 
 from bpe_core import Settings, train
+from bpe_core.analysis import mistakes
 from bpe_core.analysis.longest_match import WORD_CAP, differences
-from explorer.data import lessons
 from explorer.ui import state, store
 
 
@@ -73,7 +73,7 @@ def test_a_whole_text_word_is_compared_up_to_the_cap_and_says_so(app, long_text)
     expected = differences(train(long_text, Settings(mode="text"), merges=40), [long_text], cap=WORD_CAP)
     assert len(expected) == 1 and expected[0].capped and len(expected[0].word) == WORD_CAP
     # The table shows the cut word around its first disagreement, not 2,000 characters of it.
-    assert lessons.around_first_difference(expected[0].bpe, expected[0].greedy) == (
+    assert mistakes.around_first_difference(expected[0].bpe, expected[0].greedy) == (
         " new lower widest newer low widest widest widest widest widest",
         [" new lower", " widest", " newer", " low widest", " widest widest", " widest widest"],
         [" new lower", " widest", " newer low", " widest widest", " widest widest", " widest"], True, True)

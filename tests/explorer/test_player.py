@@ -141,7 +141,7 @@ def test_the_server_moves_the_player_only_when_something_else_moved_the_step(app
     send_view(app, step=4, playing=False)  # the player's own report: not sent back as a command
     assert player_data(app)["seq"] == seq and player_data(app)["step"] == 4
     app.switch_page("views/unseen.py").run()
-    app.button(key=state.b_jump(3, 8)).click().run()  # "jump to the step" (low</w>, made at step 9)
+    app.button(key=state.b_jump(3, 9)).click().run()  # "jump to the step" (low</w>, made at step 9)
     data = player_data(app)
     assert data["seq"] == seq + 1 and (data["step"], data["playing"]) == (9, False)
 

@@ -1,14 +1,18 @@
 from __future__ import annotations
 
+import html as html_module
+import re
+
+from bpe_core import Settings, train
+from bpe_core.analysis import display_token
+from bpe_core.analysis.segments import bytes_segments
 from bpe_core.pretokenize import bytes_to_symbols
 from explorer.display.render import (
     Chip,
     WordRow,
-    bytes_segments,
     chip_html,
     chips_html,
     md_escape,
-    merge_card_html,
     token_html,
     token_text,
     word_rows_html,
@@ -50,7 +54,6 @@ def test_every_corpus_string_is_escaped():
             chip_html(Chip(evil, token_id=3, birth=1)),
             chips_html([Chip(evil), Chip(evil, unknown=True)], show_id=True),
             word_rows_html([WordRow(evil, 2, (Chip(evil),), changed=True)]),
-            merge_card_html(left=evil, right=evil, token=evil + evil, count=1, rank=0, vocab_size=5),
         ):
             assert "<script" not in html and "<img" not in html
             assert '"quoted"' not in html and "'single'" not in html
@@ -89,3 +92,37 @@ def test_leading_combining_mark_gets_a_dotted_circle():
     assert token_text("\u0bcd") == "◌\u0bcd"
     assert token_text("a\u0301") == "a\u0301"
     assert token_text(bytes_to_symbols("\u0301x".encode()), byte_level=True) == "◌\u0301x"
+
+
+def _drawn(html: str) -> str:
+    """The text a browser draws for some chip HTML (tags dropped, entities resolved)."""
+    return html_module.unescape(re.sub(r"<[^>]+>", "", html))
+
+
+def test_chips_draw_emoji_cjk_devanagari_and_partial_bytes_in_bytes_mode():
+    def chip(data: bytes) -> str:
+        return chip_html(Chip(bytes_to_symbols(data), birth=4), byte_level=True)
+
+    assert _drawn(chip("😀".encode())) == "😀"
+    assert _drawn(chip(" 日本".encode())) == "·日本"
+    assert _drawn(chip("नमस".encode())) == "नमस"
+    assert _drawn(chip("ि".encode())) == "◌ि"  # a vowel sign (Mc) alone on a chip gets its circle
+    emoji = "😀".encode()  # f0 9f 98 80
+    assert _drawn(chip(emoji[:2])) == "<f0 9f>"
+    assert '<span class="bpe-hex">&lt;f0 9f&gt;</span>' in chip(emoji[:2])
+    html = token_html(bytes_to_symbols(b" \xe6\x97"), byte_level=True)
+    assert html == '<span class="bpe-ws">·</span><span class="bpe-hex">&lt;e6 97&gt;</span>'
+
+
+def test_chip_titles_name_the_token_as_drawn_never_gpt2_letters():
+    html = chip_html(Chip(bytes_to_symbols(b" the\n"), token_id=7), byte_level=True)
+    title = html_module.unescape(re.search(r'title="([^"]*)"', html).group(1))
+    assert title.startswith("token '·the↵' · id 7")
+    assert "Ġ" not in html and "Ċ" not in html
+
+
+def test_chips_show_what_the_engine_shows():
+    tok = train("hello world 日本 😀😀 नमस्ते\u00a0x\tz " * 4 + "語", Settings(mode="bytes"), merges=40)
+    for token in tok.vocab:
+        assert token_text(token, byte_level=True) == display_token(tok, token)
+        assert _drawn(token_html(token, byte_level=True)) == display_token(tok, token)

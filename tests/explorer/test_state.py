@@ -5,9 +5,15 @@ import pytest
 from bpe_core import BPEError, Settings
 from explorer.data.lessons import LESSONS
 from explorer.data.training import TrainRequest
-from explorer.ui import state
+from explorer.ui import link, state
 
 SAMPLES = {"seed000", "seed003", "english"}
+
+
+def _open(session: dict, params: dict, *, samples) -> None:
+    """What the app does at the start of every run: fill in defaults, read the link once."""
+    state.init(session)
+    link.read_once(session, params, samples=samples)
 
 
 def test_defaults_make_the_seed000_lesson():
@@ -29,7 +35,7 @@ def test_link_round_trip():
             state.W_PRESENTER: True,
         }
     )
-    params = state.url_from_values(values)
+    params = link.url_from_values(values)
     assert params == {
         "corpus": "seed003",
         "mode": "text",
@@ -39,7 +45,7 @@ def test_link_round_trip():
         "step": "4",
         "words": "like lovely",
     }
-    back, problems = state.values_from_url(params, samples=SAMPLES)
+    back, problems = link.values_from_url(params, samples=SAMPLES)
     assert not problems
     for key, value in back.items():
         if key != state.PLAYING:
@@ -48,7 +54,7 @@ def test_link_round_trip():
 
 
 def test_bad_link_values_are_reported_not_applied():
-    values, problems = state.values_from_url(
+    values, problems = link.values_from_url(
         {"corpus": "nope", "mode": "chaos", "merges": "lots", "step": "-2", "lower": "maybe", "eow": "none"},
         samples=SAMPLES,
     )
@@ -58,7 +64,7 @@ def test_bad_link_values_are_reported_not_applied():
 
 def test_uploaded_corpora_are_not_in_links():
     values = dict(state.DEFAULTS, **{state.CORPUS: "upload:abc"})
-    assert "corpus" not in state.url_from_values(values)
+    assert "corpus" not in link.url_from_values(values)
 
 
 def test_invalid_combination_raises_a_clear_message():
@@ -83,27 +89,27 @@ def test_bind_writes_back():
 
 def test_init_reads_the_link_once():
     session: dict = {}
-    state.init(session, {"merges": "20", "step": "3"}, samples=SAMPLES)
+    _open(session, {"merges": "20", "step": "3"}, samples=SAMPLES)
     assert session[state.W_MERGES] == 20 and session[state.STEP] == 3 and session[state.PLAYING] is False
     session[state.STEP] = 5
-    state.init(session, {"step": "3"}, samples=SAMPLES)
+    _open(session, {"step": "3"}, samples=SAMPLES)
     assert session[state.STEP] == 5
 
 
 def test_sync_url_leaves_other_parameters_alone():
-    link = {"cmp": "1", "step": "9", "vocab": "25"}
-    state.sync_url(link, dict(state.DEFAULTS, **{state.STEP: 3}))
-    assert link == {"cmp": "1", "step": "3", "corpus": "seed000", "merges": "10"}
+    params = {"cmp": "1", "step": "9", "vocab": "25"}
+    link.sync_url(params, dict(state.DEFAULTS, **{state.STEP: 3}))
+    assert params == {"cmp": "1", "step": "3", "corpus": "seed000", "merges": "10"}
 
 
 # ---- what a link may ask, said in words (issue 8, section 4) ----------------------------------
 
 
 def test_a_link_value_that_is_not_a_number_is_said_in_words():
-    values, problems = state.values_from_url({"merges": "abc", "mode": "text"}, samples=SAMPLES)
+    values, problems = link.values_from_url({"merges": "abc", "mode": "text"}, samples=SAMPLES)
     assert values == {state.W_MODE: "text"}
     assert problems == ["merges=abc in the link is not a whole number."]
-    assert state.link_notice(problems) == (
+    assert link.link_notice(problems) == (
         "The link asked for something this app could not do. merges=abc in the link is not a whole number. "
         "The link's other settings were used."
     )
@@ -113,7 +119,7 @@ def test_a_link_value_that_is_not_a_number_is_said_in_words():
     ("name", "key", "raw"), [("merges", state.W_MERGES, "1000000"), ("vocab", state.W_VOCAB, "99999999999999999999")]
 )
 def test_a_link_cannot_ask_for_more_than_a_session_may_train(name, key, raw):
-    values, problems = state.values_from_url({"corpus": "english", "mode": "text", name: raw}, samples=SAMPLES)
+    values, problems = link.values_from_url({"corpus": "english", "mode": "text", name: raw}, samples=SAMPLES)
     assert values[key] == state.MAX_APP_MERGES == 50_000
     assert values[state.W_TARGET] == name
     assert problems == [
@@ -130,15 +136,15 @@ def test_the_settings_cannot_ask_for_more_either():
 
 def test_a_crafted_value_is_quoted_short_and_unchanged():
     crafted = "[Reload here](https://example.invalid) and a great deal more text after it"
-    _, problems = state.values_from_url({"mode": crafted}, samples=SAMPLES)
+    _, problems = link.values_from_url({"mode": crafted}, samples=SAMPLES)
     assert problems == ["mode=[Reload here](https://example.invalid) a… in the link is not one of word, text, bytes."]
 
 
 def test_a_small_pasted_corpus_travels_in_the_link_and_comes_back():
     values = dict(state.DEFAULTS, **{state.CORPUS: "paste:abc", state.STEP: 2})
-    params = state.url_from_values(values, corpus_text="low lower lowest")
+    params = link.url_from_values(values, corpus_text="low lower lowest")
     assert params["text"] == "low lower lowest" and "corpus" not in params and "own" not in params
-    back, problems = state.values_from_url(params, samples=SAMPLES)
+    back, problems = link.values_from_url(params, samples=SAMPLES)
     assert back[state.LINK_TEXT] == "low lower lowest" and problems == []
 
 
@@ -147,18 +153,18 @@ def test_a_small_pasted_corpus_travels_in_the_link_and_comes_back():
 )
 def test_a_link_made_with_a_big_corpus_says_what_it_opened(key, own, said):
     big = "word " * 1000  # 5,000 bytes: over what a link carries
-    assert not state.link_carries(big) and state.link_carries("word " * 400)
-    params = state.url_from_values(dict(state.DEFAULTS, **{state.CORPUS: key}), corpus_text=big)
+    assert not link.link_carries(big) and link.link_carries("word " * 400)
+    params = link.url_from_values(dict(state.DEFAULTS, **{state.CORPUS: key}), corpus_text=big)
     assert params["own"] == own and "text" not in params and "corpus" not in params
-    _, problems = state.values_from_url(params, samples={"seed000": "Seed 000: the lesson's corpus"})
+    _, problems = link.values_from_url(params, samples={"seed000": "Lesson: low, lower, newest, widest"})
     assert problems == [
         f"This link was made while {said} was in use; a link cannot carry it, so it opened the "
-        "sample corpus \u201cSeed 000: the lesson's corpus\u201d instead."
+        "sample corpus \u201cLesson: low, lower, newest, widest\u201d instead."
     ]
 
 
 def test_a_link_with_too_much_text_opens_a_sample_and_says_so():
-    values, problems = state.values_from_url({"text": "x" * 2001}, samples=SAMPLES)
+    values, problems = link.values_from_url({"text": "x" * 2001}, samples=SAMPLES)
     assert state.LINK_TEXT not in values
     assert problems == [
         "The text in the link is longer than a link may carry (2,000 bytes), so it opened a sample corpus."
@@ -167,22 +173,22 @@ def test_a_link_with_too_much_text_opens_a_sample_and_says_so():
 
 def test_the_link_notice_belongs_to_the_moment_the_link_was_opened():
     session: dict = {}
-    state.init(session, {"merges": "abc"}, samples=SAMPLES)
+    _open(session, {"merges": "abc"}, samples=SAMPLES)
     assert session[state.URL_NOTICE][0] == "warning"
-    state.expire_link_notice(session, "watch")  # the first run: the moment is recorded
+    link.expire_link_notice(session, "watch")  # the first run: the moment is recorded
     session[state.STEP] = 7  # the animation moves on by itself: still the same moment
-    state.expire_link_notice(session, "watch")
+    link.expire_link_notice(session, "watch")
     assert session[state.URL_NOTICE] is not None
-    state.expire_link_notice(session, "unseen-words")  # the user went to another page
+    link.expire_link_notice(session, "unseen-words")  # the user went to another page
     assert session[state.URL_NOTICE] is None
-    state.init(session, {"merges": "abc"}, samples=SAMPLES)  # a rerun does not read the link again
+    _open(session, {"merges": "abc"}, samples=SAMPLES)  # a rerun does not read the link again
     assert session[state.URL_NOTICE] is None
 
 
 def test_the_link_notice_goes_when_a_setting_changes():
     session: dict = {}
-    state.init(session, {"mode": "chaos"}, samples=SAMPLES)
-    state.expire_link_notice(session, "watch")
+    _open(session, {"mode": "chaos"}, samples=SAMPLES)
+    link.expire_link_notice(session, "watch")
     session[state.W_MERGES] = 12
-    state.expire_link_notice(session, "watch")
+    link.expire_link_notice(session, "watch")
     assert session[state.URL_NOTICE] is None

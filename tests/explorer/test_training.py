@@ -3,9 +3,12 @@ from __future__ import annotations
 import pytest
 
 from bpe_core import BPEError, Settings
+from bpe_core.analysis import collapse_step, compression_curve
+from bpe_core.pretokenize import count_words
 from explorer.data.lessons import EXPECTED_000_MERGES
 from explorer.data.training import TrainRequest, train_corpus
 from explorer.display.frames import build_frame, clamp_step, word_rows
+from sample_corpora import load_corpus
 
 
 def test_seed000_numbers(seed000_trained):
@@ -13,15 +16,15 @@ def test_seed000_numbers(seed000_trained):
     assert seed000_trained.steps == 10 and seed000_trained.alphabet == 11
 
 
-def test_curve_and_collapse(seed000_trained):
-    curve = seed000_trained.curve
-    assert curve.steps == 10
-    assert curve.total_tokens[0] == 109 and curve.total_tokens[1] == 100
-    assert curve.tokens_per_word[0] == pytest.approx(109 / 19)
+def test_the_bundle_holds_the_engines_curve_and_collapse_step(seed000_trained):
+    # The numbers themselves are tested in tests/core/test_compression.py.
+    counts = count_words([load_corpus("seed000")], Settings())
+    result = seed000_trained.tokenizer.training
+    assert seed000_trained.curve == compression_curve(result, counts, Settings())
+    assert seed000_trained.curve.total_tokens[:2] == [109, 100]
     assert seed000_trained.collapse_step is None  # 10 merges are not enough
-    twenty = train_corpus(["low low low low low lower lower newest newest newest newest newest newest "
-                           "widest widest widest new new newer"], TrainRequest(Settings(), "merges", 20))
-    assert twenty.collapse_step == 18 and twenty.curve.multi_token_words[18] == 0
+    twenty = train_corpus([load_corpus("seed000")], TrainRequest(Settings(), "merges", 20))
+    assert twenty.collapse_step == collapse_step(twenty.tokenizer.training) == 18
 
 
 def test_top_words_in_frequency_order(seed000_trained):
@@ -66,28 +69,21 @@ def test_bytes_mode_words_are_text(seed000_trained):
     assert trained.curve.characters == 20  # bytes: é and ö are two each
 
 
-def test_curve_knows_characters_and_whether_words_exist(seed000_trained):
-    curve = seed000_trained.curve
-    assert curve.characters == 90 and curve.has_words  # 19 words, spaces not counted
-    assert curve.tokens_per_character(0) == pytest.approx(109 / 90)
-    whole = train_corpus(["ab" * 400], TrainRequest(Settings(mode="text"), "merges", 3))
-    assert whole.curve.characters == 800 and not whole.curve.has_words  # one "word": per word means nothing
-    split = train_corpus(["low lower"], TrainRequest(Settings(mode="text", pretokenizer="gpt2"), "merges", 3))
-    assert split.curve.characters == 9 and split.curve.has_words
-
-
 @pytest.mark.parametrize(
     ("request_kwargs", "message"),
     [
-        ({"target": "merges", "amount": 10_000_000}, "more than the engine allows"),
-        ({"target": "merges", "amount": -1}, "0 or more"),
-        ({"target": "vocab", "amount": 0}, "at least 1"),
-        ({"target": "sideways", "amount": 3}, "unknown target"),
+        ({"target": "merges", "amount": 10**7}, "at most 1,000,000 merges can be trained; 10,000,000 were asked for"),
+        ({"target": "merges", "amount": -1}, "the number of merges must be a whole number, 0 or more, not -1"),
+        ({"target": "merges", "amount": 2.5}, "the number of merges must be a whole number, 0 or more, not 2.5"),
+        ({"target": "vocab", "amount": 0}, "the vocabulary size must be a whole number of 1 or more, not 0"),
+        ({"target": "sideways", "amount": 3}, "unknown target 'sideways'; choose merges or vocab"),
     ],
 )
 def test_absurd_requests_get_a_clear_message(request_kwargs, message):
-    with pytest.raises(BPEError, match=message):
+    # The engine's own check (bpe_core.check_target), with its messages: one rule for the app and the CLI.
+    with pytest.raises(BPEError) as caught:
         TrainRequest(Settings(), **request_kwargs)
+    assert str(caught.value) == message
 
 
 def test_vocab_smaller_than_alphabet():

@@ -11,7 +11,6 @@ from bpe_core.analysis import vocabulary_table
 from explorer.data.tokenizer_files import Uploaded
 from explorer.display import vocabulary as view
 from explorer.ui import state
-from explorer.ui import tokenizer_picker as picker
 from sample_corpora import load_corpus
 
 
@@ -24,14 +23,14 @@ def rows():
 
 def test_table_has_every_token_with_its_numbers(rows):
     frame = view.vocab_frame(rows)
-    assert list(frame.columns) == ["id", "token", "rank", "count when merged", "characters", "bytes",
+    assert list(frame.columns) == ["id", "token", "step", "count when merged", "characters", "bytes",
                                    "uses after training", "kept %"]
     assert list(frame["id"]) == list(range(22))
     ne = frame[frame["token"] == "ne"].iloc[0]
-    assert (ne["rank"], ne["count when merged"], ne["uses after training"], ne["characters"]) == (3, 9, 2, 2)
+    assert (ne["step"], ne["count when merged"], ne["uses after training"], ne["characters"]) == (4, 9, 2, 2)
     assert ne["kept %"] == pytest.approx(22.2)
     base = frame[frame["token"] == "l"].iloc[0]
-    assert base["rank"] is pd_na() and base["count when merged"] is pd_na()
+    assert base["step"] is pd_na() and base["count when merged"] is pd_na()
     newest = frame[frame["token"] == "newest</w>"].iloc[0]
     assert (newest["characters"], newest["bytes"]) == (6, 6)  # the end-of-word marker is no character
 
@@ -79,7 +78,7 @@ def test_nearly_unused(rows):
 
 def test_default_token_and_labels(rows):
     assert view.default_token(rows) == 20  # "wi", the last merge
-    assert view.token_label(rows[14]) == "14 · ne (rank 3)"
+    assert view.token_label(rows[14]) == "14 · ne (step 4)"
     assert view.token_label(rows[0]) == "0 · </w> (base)"
 
 
@@ -115,7 +114,7 @@ def test_life_story_and_jump_to_its_birth(app):
     assert any(">n<" in h and ">e<" in h for h in bodies)  # its parents
     assert any(">newe<" in h for h in bodies)  # built on it
     tree = json.loads(at.get("plotly_chart")[1].proto.spec)
-    assert [a["text"] for a in tree["layout"]["annotations"]] == ["n", "e", "ne<br><sub>r3</sub>"]
+    assert [a["text"] for a in tree["layout"]["annotations"]] == ["n", "e", "ne<br><sub>step 4</sub>"]
     at.button(key="voc_jump").click().run()
     assert at.session_state[state.STEP] == 4 and at.session_state[state.PLAYING] is False
     assert at.title[0].value == "Watch BPE learn"  # now on the animation page
@@ -125,7 +124,7 @@ def test_an_uploaded_tokenizer_without_training_record(app):
     tok = train("hello world " * 5, Settings(mode="bytes"), merges=6)
     bare = type(tok)(settings=tok.settings, merges=tok.merges, vocab=tok.vocab, unk_token=None, source="gpt2")
     item = Uploaded("file:x", "vocab.json + merges.txt", bare)
-    app.session_state[picker.UPLOADED] = {item.key: item}
+    app.session_state[state.PICK_UPLOADED] = {item.key: item}
     at = open_vocabulary(app)
     at.selectbox(key="voc_w_source").set_value("file:x").run()
     assert not at.exception and any("without a training record" in i.value for i in at.info)
@@ -141,4 +140,5 @@ def test_an_uploaded_tokenizer_without_training_record(app):
     assert not any("seed" in c.lower() or "word mode" in c for c in captions)
     # Unknown numbers show as a dash, not "None".
     assert all(d.proto.placeholder == "—" for d in at.dataframe)
-    assert captions[2].endswith("Rank and count are — for base symbols, which no merge made.")
+    assert "Step: the merge that made the token (step k is the k-th merge)." in captions[2]
+    assert captions[2].endswith("Step and count are — for base symbols, which no merge made.")

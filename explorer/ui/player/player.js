@@ -43,7 +43,7 @@ function chip(tok, { isNew = false, coloured = true } = {}) {
   if (birth === null || birth === undefined || !coloured) c.classList.add("bpe-base");
   else c.style.background = `hsl(${hue(birth)},75%,86%)`;
   if (isNew) c.classList.add("bpe-new");
-  const made = birth === null || birth === undefined ? "base symbol" : `made by merge rank ${birth} (step ${birth + 1})`;
+  const made = birth === null || birth === undefined ? "base symbol" : `made at step ${birth + 1}`;
   c.title = `token '${tokenText(tok)}' · ${made}`;
   tokenBody(c, tok);
   return c;
@@ -118,8 +118,7 @@ function drawStep(S, step) {
       s.append(el("b", "", bold), after);
       return s;
     };
-    facts.append(fact(fmt(count), count === 1 ? " time" : " times"), fact(String(rank), ` (step ${fmt(step)})`, "rank "),
-      fact(fmt(vocab), "", "vocabulary "));
+    facts.append(fact(fmt(count), count === 1 ? " time" : " times"), fact(fmt(vocab), "", "vocabulary "));
     R.card.append(merge, facts);
   } else {
     R.title.textContent = `Step 0 of ${fmt(steps)}: before any merge`;
