@@ -124,9 +124,9 @@ def run_mode(browser, base: str, mode: str, args, rows: list[Row]) -> None:
 
 
 def compare_buttons(page, mode: str, args, rows: list[Row]) -> None:
-    open_expander_and_tab(page, "Add a tokenizer", "cl100k (GPT-4)")
-    measure(rows, mode, "  button Add cl100k_base", page, click(page, ".st-key-cmp_add_cl100k button"),
-            text="cl100k_base (GPT-4)", timeout=args.timeout, note="cl100k is loaded once per server")
+    open_expander_and_tab(page, "Add a tokenizer", "Built-in tokenizers")
+    measure(rows, mode, "  button Add cl100k_base", page, click(page, ".st-key-cmp_add_cl100k_base button"),
+            text="GPT-4 (cl100k_base)", timeout=args.timeout, note="cl100k is loaded once per server")
     open_expander_and_tab(page, "Add a tokenizer", "Train one here")
     measure(rows, mode, "  button Train and add (this corpus, word, 20)", page,
             click(page, '[data-testid=stMain] button:has-text("Train and add")'), text="word mode, 20 merges",

@@ -5,6 +5,7 @@
 >>> tok.encode("lowest").tokens
 ['low', 'e', 'st</w>']
 """
+from .builtin import Builtin, builtin_info, builtin_names, is_builtin, load_builtin
 from .encoder import MergeStep, RankTable, encode_ranked, encode_replay
 from .hierarchy import MergeNode, merge_tree
 from .model import Encoding, Tokenizer
@@ -14,6 +15,7 @@ from .training import first_merges, train, train_from_counts
 
 __all__ = [
     "BPEError",
+    "Builtin",
     "DEFAULT_MERGES",
     "MAX_MERGES",
     "MAX_TOKEN_LENGTH",
@@ -27,9 +29,13 @@ __all__ = [
     "Tokenizer",
     "TrainResult",
     "UNK",
+    "builtin_info",
+    "builtin_names",
     "check_target",
     "encode_ranked",
     "encode_replay",
+    "is_builtin",
+    "load_builtin",
     "merge_tree",
     "train",
     "train_from_counts",

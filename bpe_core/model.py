@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import operator
 import random
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -129,13 +130,13 @@ class Tokenizer:
     @cached_property
     def children(self) -> dict[str, list[tuple[str, int]]]:
         """For each token, (made token, rank) of every merge that takes it as a part, by rank."""
-        out: dict[str, list[tuple[str, int]]] = {}
+        out: defaultdict[str, list[tuple[str, int]]] = defaultdict(list)  # no empty list made per merge
         for rank, (left, right) in enumerate(self.merges):
-            made = left + right
-            out.setdefault(left, []).append((made, rank))
+            entry = (left + right, rank)
+            out[left].append(entry)
             if right != left:
-                out.setdefault(right, []).append((made, rank))
-        return out
+                out[right].append(entry)
+        return dict(out)
 
     # ---- encoding ---------------------------------------------------------------------------
 

@@ -15,11 +15,30 @@ import regex
 
 from .settings import BPEError, Settings
 
-# The published split patterns of GPT-2 and of cl100k (GPT-4). They are facts of those formats.
+# The published split patterns of GPT-2, cl100k (GPT-4, also Llama 3's), o200k (GPT-4o) and Qwen.
+# They are facts of those formats.
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 GPT4_PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+# GPT-4o's (o200k_base): letters split at case changes, contractions stay on their word, digits
+# in threes, and a run of punctuation keeps the newlines and slashes after it.
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+# Qwen2's and Qwen3's: cl100k's shape with every digit on its own (Qwen also NFC-normalizes first).
+QWEN_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 # Text mode's own pre-tokenizer: split before each run of whitespace, which stays on the
 # following piece ("like liker" -> "like", " liker"), so merges stay inside pieces.
@@ -30,6 +49,8 @@ _PATTERNS = {
     "whitespace": regex.compile(r"[^\s\x1c-\x1f]+"),
     "gpt2": regex.compile(GPT2_PATTERN),
     "gpt4": regex.compile(GPT4_PATTERN),
+    "o200k": regex.compile(O200K_PATTERN),
+    "qwen": regex.compile(QWEN_PATTERN),
 }
 _TEXT_WHITESPACE = regex.compile(LEADING_SPACE_PATTERN)
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")

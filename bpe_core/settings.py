@@ -9,7 +9,7 @@ UNK = "<unk>"
 
 MODES = ("word", "text", "bytes")
 EOW_STYLES = ("separate", "suffix", "none")
-PRETOKENIZERS = ("whitespace", "gpt2", "gpt4", "none")
+PRETOKENIZERS = ("whitespace", "gpt2", "gpt4", "o200k", "qwen", "none")
 TIE_BREAKS = ("count-pair", "first", "hf")
 NORMALIZATIONS = ("none", "NFC", "NFKC")
 
@@ -51,7 +51,7 @@ class Settings:
                 "--pretokenizer applies to the text and bytes modes"
             )
         if self.mode == "bytes" and self.pretokenizer == "whitespace":
-            raise BPEError("bytes mode pre-tokenizes with gpt2, gpt4 or none")
+            raise BPEError("bytes mode pre-tokenizes with gpt2, gpt4, o200k, qwen or none")
         if isinstance(self.min_frequency, bool) or not isinstance(self.min_frequency, int):
             raise BPEError("minimum frequency must be a whole number")
         if self.min_frequency < 1:

@@ -1,5 +1,6 @@
 """Sample corpora for the BPE explorer: small shipped files plus corpora
-generated on first use from the local Python standard library."""
+generated on first use from the local Python standard library, and the
+multilingual parallel sample set built from installed translation catalogs."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from .catalog import (
     list_corpora,
     load_corpus,
 )
+from .languages import PARALLEL_NOTE, SampleLanguage, list_languages, load_language, load_parallel
 
 __all__ = [
     "DEFAULT_TARGET_BYTES",
@@ -23,4 +25,9 @@ __all__ = [
     "get_corpus",
     "list_corpora",
     "load_corpus",
+    "PARALLEL_NOTE",
+    "SampleLanguage",
+    "list_languages",
+    "load_language",
+    "load_parallel",
 ]

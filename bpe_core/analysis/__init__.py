@@ -3,6 +3,7 @@
 compression: the compression curve and the collapse step of a training run.
 mistakes: the common mistakes (merge order, no end-of-word marker, longest match, other text).
 segments: how texts split into tokens, and tokens shown as text.
+stats: a text's bytes, characters, words and tokens (the language tax).
 vocabulary: the vocabulary table, a token's life story, BPE-dropout.
 Greedy longest match lives in `bpe_core.analysis.longest_match` (imported from there, not re-exported).
 """
@@ -35,6 +36,7 @@ from .segments import (
     token_text,
     visible_whitespace,
 )
+from .stats import TextStats, text_stats
 from .vocabulary import (
     DropoutDistribution,
     DropoutOutcome,
@@ -57,6 +59,7 @@ __all__ = [
     "DropoutOutcome",
     "LifeStory",
     "Mismatch",
+    "TextStats",
     "TryIt",
     "VocabRow",
     "around_first_difference",
@@ -75,6 +78,7 @@ __all__ = [
     "nearly_unused",
     "order_rows",
     "split_characters",
+    "text_stats",
     "token_bytes_of",
     "token_count_curve",
     "token_segments",

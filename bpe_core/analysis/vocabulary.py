@@ -6,16 +6,19 @@ state after t merges, so a token made by the merge of rank r first appears at st
 """
 from __future__ import annotations
 
+import unicodedata
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache, partial
 
 from ..encoder import encode_ranked, merge_steps
 from ..hierarchy import MergeNode, merge_tree
 from ..model import Tokenizer
+from ..pretokenize import char_to_byte
 from ..settings import BPEError
-from .segments import _symbol_bytes, _utf8_parts, display_token
+from .segments import DOTTED_CIRCLE, SHOWN_WHITESPACE, _symbol_bytes, _utf8_parts, display_token
 
 # Words with more symbols than this are encoded once per curve point (the engine's heap encoder);
 # shorter ones are stepped through once, which is quadratic in their length but runs only once.
@@ -140,23 +143,28 @@ def vocabulary_table(tokenizer: Tokenizer, word_counts: Mapping[str, int] | None
     else it is None (an imported tokenizer with no corpus).
     """
     usage = _usage(tokenizer, word_counts)
-    children = tokenizer.children  # computed once per tokenizer
+    # Looked up once: a 200,000-token vocabulary makes every attribute access count.
+    children, birth, merges, trace = tokenizer.children, tokenizer.birth, tokenizer.merges, tokenizer.trace
+    shown = partial(_shown_bytes_with_size, table=_symbol_to_latin1()) if tokenizer.settings.mode == "bytes" else None
+    unk, traced = tokenizer.unk_token, len(trace)
     rows = []
     for token, token_id in sorted(tokenizer.vocab.items(), key=lambda item: item[1]):
-        rank = tokenizer.birth.get(token)
-        display, chars, n_bytes = _shown_with_size(tokenizer, token)
+        rank = birth.get(token)
+        sized = shown(token) if shown is not None and token != unk else None
+        display, chars, n_bytes = sized or _shown_with_size(tokenizer, token)
+        made = children.get(token)
         rows.append(
-            VocabRow(
-                id=token_id,
-                token=token,
-                display=display,
-                rank=rank,
-                count=_count_at(tokenizer, rank),
-                chars=chars,
-                n_bytes=n_bytes,
-                uses=usage.get(token, 0) if usage is not None else None,
-                parents=tokenizer.merges[rank] if rank is not None else None,
-                children=tuple(dict.fromkeys(child for child, _ in children.get(token, ()))),
+            VocabRow(  # by position, in field order: id, token, display, rank, count, chars, n_bytes, uses, ...
+                token_id,
+                token,
+                display,
+                rank,
+                trace[rank].count if rank is not None and rank < traced else None,
+                chars,
+                n_bytes,
+                usage.get(token, 0) if usage is not None else None,
+                merges[rank] if rank is not None else None,  # parents
+                tuple(dict.fromkeys([child for child, _ in made])) if made else (),  # children
             )
         )
     return rows
@@ -272,6 +280,35 @@ def dropout_distribution(
 def _count_at(tokenizer: Tokenizer, rank: int | None) -> int | None:
     trace = tokenizer.trace
     return trace[rank].count if rank is not None and rank < len(trace) else None
+
+
+@lru_cache(maxsize=1)
+def _symbol_to_latin1() -> dict[int, int]:
+    """str.translate table: each byte symbol to the character of its byte value; every other
+    character below U+0100 to U+FFFF, so that only byte symbols survive `encode("latin-1")`."""
+    table = dict.fromkeys(range(256), 0xFFFF)
+    table.update({ord(ch): byte for ch, byte in char_to_byte().items()})
+    return table
+
+
+def _shown_bytes_with_size(token: str, *, table: dict[int, int]) -> tuple[str, int, int] | None:
+    """`_shown_with_size` of a bytes-mode token that is printable UTF-8, fast; None for any other.
+
+    Printable text (`str.isprintable`: no control, format, private-use, unassigned or separator
+    character but the space) shows as itself with each space a `·`, and a dotted circle before
+    a leading combining mark, exactly as `display_token` draws it.
+    """
+    try:
+        data = token.translate(table).encode("latin-1")  # `table` is _symbol_to_latin1()
+        text = data.decode("utf-8")
+    except UnicodeError:  # a special token (no byte symbols), or bytes that are no whole characters
+        return None
+    if not text or not text.isprintable() or "\ufffd" in text:
+        return None
+    display = text.replace(" ", SHOWN_WHITESPACE[" "]) if " " in text else text
+    if not text[0].isascii() and unicodedata.category(text[0]).startswith("M"):
+        display = DOTTED_CIRCLE + display
+    return display, len(text), len(data)
 
 
 def _shown_with_size(tokenizer: Tokenizer, token: str) -> tuple[str, int, int]:

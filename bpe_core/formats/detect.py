@@ -12,7 +12,7 @@ A name can mislead (any JSON may be called vocab.json; GPT-2's vocabulary has to
 
 Anything else is named for what it is (binary, plain text, other JSON) in one `BPEError` line.
 `load_bytes` reads a tokenizer from memory (an upload); `load_any` from a path, finding a GPT-2
-file's companion beside it.
+file's companion beside it, or a built-in tokenizer by its name.
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from typing import Any, Literal
 from ..model import Tokenizer
 from ..pretokenize import check_text
 from ._common import fail, parse_json, read_bytes
+from .builtin import builtin_names, is_builtin, load_builtin
 from .gpt2 import companion_names, gpt2_from_data, looks_like_merges, merges_path_for, vocab_path_for
 from .huggingface import from_hf_dict
 from .ours import from_json_dict
@@ -94,8 +95,15 @@ def load_any(path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | N
     """Load a tokenizer from a file or directory in any format this package reads.
 
     A GPT-2 vocabulary's merges file is `merges` if given, else the one beside it (and a merges
-    file finds its vocabulary beside it): see `gpt2.merges_path_for`.
+    file finds its vocabulary beside it): see `gpt2.merges_path_for`. A built-in's name
+    ("o200k_base", see `builtin.builtin_names`) loads that tokenizer when no file has that name.
     """
+    given = os.fspath(path)
+    if not os.path.exists(given) and merges is None:
+        if is_builtin(given):
+            return load_builtin(given)
+        if os.sep not in given and "/" not in given and not os.path.splitext(given)[1]:
+            fail(f"{given} is neither a file nor a built-in tokenizer ({', '.join(builtin_names())})")
     path = Path(path)
     if path.is_dir():
         return _load_directory(path, merges)

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Tokenizer
-from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, LEADING_SPACE_PATTERN
+from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, LEADING_SPACE_PATTERN, O200K_PATTERN, QWEN_PATTERN
 from ..settings import EOW, BPEError, Settings
 from ._common import (
     dump_json,
@@ -53,7 +53,13 @@ WORD_END = "\u2423"  # ␣ spells our separate </w> symbol in exported files
 WORD_SPLIT_PATTERN = r"[\s\x1c-\x1f]+"
 # An empty match after every word's last character, where the stand-in is inserted.
 WORD_END_PATTERN = r"(?<=[^\s\x1c-\x1f])(?=[\s\x1c-\x1f]|\z)"
-_TEXT_PATTERNS = {"whitespace": LEADING_SPACE_PATTERN, "gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN}
+_TEXT_PATTERNS = {
+    "whitespace": LEADING_SPACE_PATTERN,
+    "gpt2": GPT2_PATTERN,
+    "gpt4": GPT4_PATTERN,
+    "o200k": O200K_PATTERN,
+    "qwen": QWEN_PATTERN,
+}
 _SPLIT_NAMES = {pattern: name for name, pattern in _TEXT_PATTERNS.items()}
 
 
@@ -161,7 +167,9 @@ def _pre_tokenizers(settings: Settings) -> list[dict[str, Any]]:
     if mode == "text":
         return [] if name == "none" else [_split(_TEXT_PATTERNS[name], "Isolated")]
     byte_level = _byte_level(use_regex=name == "gpt2")
-    return [_split(GPT4_PATTERN, "Isolated"), byte_level] if name == "gpt4" else [byte_level]
+    if name in ("gpt2", "none"):
+        return [byte_level]
+    return [_split(_TEXT_PATTERNS[name], "Isolated"), byte_level]
 
 
 def _byte_level(*, use_regex: bool) -> dict[str, Any]:
@@ -306,13 +314,13 @@ def _read_pre_tokenizer(raw: Any, name: str) -> tuple[str, str]:
         if len(steps) == 1:
             return "bytes", "gpt2" if regex else "none"
         split = _split_name(steps[0]) if len(steps) == 2 and not regex else None
-        if split in ("gpt2", "gpt4"):
+        if split is not None and split != "whitespace":
             return "bytes", split
     elif len(steps) == 1 and _split_name(steps[0]):
         return "text", _split_name(steps[0])  # type: ignore[return-value]
     fail(
         f"{name}: pre-tokenizer {' + '.join(kinds)} has no equivalent here (supported: "
-        "WhitespaceSplit, ByteLevel, a Split on the GPT-2 or GPT-4 pattern, or none)"
+        "WhitespaceSplit, ByteLevel, a Split on the GPT-2, GPT-4, GPT-4o or Qwen pattern, or none)"
     )
 
 

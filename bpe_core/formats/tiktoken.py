@@ -4,6 +4,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from ..encoder import encode_ranked
@@ -52,17 +53,26 @@ def read_tiktoken_ranks(data: str, *, name: str = "rank file") -> dict[bytes, in
     return ranks
 
 
-def tokenizer_from_ranks(ranks: dict[bytes, int], *, pretokenizer: str = "gpt4") -> Tokenizer:
+def tokenizer_from_ranks(
+    ranks: dict[bytes, int],
+    *,
+    pretokenizer: str = "gpt4",
+    normalization: str = "none",
+    merges: Callable[[dict[str, int]], list[tuple[str, str]]] | None = None,
+) -> Tokenizer:
     """A byte-level tokenizer that merges like tiktoken: neighbours whose join has the lowest rank.
 
-    A merge list is derived too (each multi-byte token split as tiktoken itself would build it
-    from lower ranks), so merge trees and step views work on rank files as on merge files.
+    A merge list is derived too, on first use (each multi-byte token split as tiktoken itself
+    would build it from lower ranks), so merge trees and step views work on rank files as on
+    merge files. `merges` replaces `derive_merges` as the function of the vocabulary that does it
+    (the built-in tokenizers keep the result on disk).
     """
+    derive = merges or derive_merges
     vocab = {bytes_to_symbols(token): rank for token, rank in ranks.items()}
-    settings = Settings(mode="bytes", pretokenizer=pretokenizer)
+    settings = Settings(mode="bytes", pretokenizer=pretokenizer, normalization=normalization)
     return Tokenizer(
         settings=settings,
-        merges=lambda: derive_merges(vocab),
+        merges=lambda: derive(vocab),
         vocab=vocab,
         concat_ranks=vocab,
         unk_token=None,

@@ -21,7 +21,7 @@ from explorer.display.render import Chip, chip_html, escape, hue, token_text
 MAX_ENTRIES = 4
 MAX_TEXT = 5_000  # characters compared; four columns of chips for more would be slow to draw
 CURVE_POINTS = 40
-KINDS = ("sidebar", "trained", "file", "cl100k")
+KINDS = ("sidebar", "trained", "file", "builtin")
 
 
 @dataclass(frozen=True, eq=False)
@@ -29,7 +29,8 @@ class Entry:
     """One tokenizer on the Compare page.
 
     kind "sidebar": whatever the sidebar trained (follows it); "trained": a bundle trained for this
-    page; "file": an upload, found by `key` among the session's uploads; "cl100k": GPT-4's.
+    page; "file": an upload, found by `key` among the session's uploads; "builtin": a built-in
+    tokenizer (`key` is the picker's, "builtin:<name>").
     """
 
     kind: str

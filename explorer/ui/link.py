@@ -6,13 +6,15 @@ tested without Streamlit; `read_once`, `sync_url` and `expire_link_notice` apply
 
 Parameters: corpus (a sample id), text (a small corpus of the user's own), own (upload/paste: a
 corpus the link could not carry), mode, eow, pre, tie, merges, vocab, lower, norm, minfreq, step
-(the animation's step as on screen: the merges made so far), words, present.
+(the animation's step as on screen: the merges made so far), words, present; for the Tokenize
+page: input (its text, up to 2,000 bytes) and tokenizers (built-in names and "sidebar", by commas).
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, MutableMapping
 from typing import Any
 
+from bpe_core.builtin import builtin_names, is_builtin
 from bpe_core.settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS
 from explorer.ui.state import (
     CORPUS,
@@ -25,6 +27,8 @@ from explorer.ui.state import (
     PLAYING,
     SETTING_DEFAULTS,
     STEP,
+    TOK_CHOSEN,
+    TOK_TEXT,
     URL_NOTICE,
     URL_NOTICE_AT,
     URL_READ,
@@ -114,7 +118,54 @@ _PARAMS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "words": (WORDS, lambda raw: raw[:2000]),
     "present": (W_PRESENTER, _flag),
 }
-URL_PARAMS = ("corpus", "text", "own", *_PARAMS)
+URL_PARAMS = ("corpus", "text", "own", *_PARAMS, "input", "tokenizers")
+SIDEBAR_KEY, BUILTIN_PREFIX = "sidebar", "builtin:"  # the tokenizer picker's keys (`ui.tokenizer_picker`)
+
+
+def _tokenize_values(params: Mapping[str, str], values: dict[str, Any], problems: list[str]) -> None:
+    """The Tokenize page's text (`input=`) and tokenizers (`tokenizers=gpt2,sidebar`) from a link."""
+    text = params.get("input")
+    if text is not None:
+        if len(text.encode("utf-8", errors="surrogatepass")) > LINK_TEXT_MAX_BYTES:
+            problems.append(f"The Tokenize page's text in the link is longer than a link may carry "
+                            f"({LINK_TEXT_MAX_BYTES:,} bytes), so that page opened with its example text.")
+        else:
+            values[TOK_TEXT] = text
+    raw = params.get("tokenizers")
+    if raw is None:
+        return
+    keys, unknown = [], []
+    for name in (n.strip() for n in raw.split(",")):
+        if name == SIDEBAR_KEY or (name and is_builtin(name)):
+            key = name if name == SIDEBAR_KEY else BUILTIN_PREFIX + name
+            if key not in keys:
+                keys.append(key)
+        elif name:
+            unknown.append(name)
+    if unknown:
+        listed = ", ".join(unknown)
+        problems.append(f"{_quoted('tokenizers', listed)} in the link names no tokenizer this app has (it has "
+                        f"{', '.join(builtin_names())} and sidebar).")
+    if keys or not unknown:  # only unknown names: the page keeps its own choice rather than show nothing
+        values[TOK_CHOSEN] = tuple(keys)
+
+
+def tokenize_link_carries(text: str) -> bool:
+    """Whether the Tokenize page's text travels in the link (`input=`): up to 2,000 bytes."""
+    if len(text) > LINK_TEXT_MAX_BYTES:  # cheap check first: a pasted text can be megabytes
+        return False
+    return len(text.encode("utf-8", errors="surrogatepass")) <= LINK_TEXT_MAX_BYTES
+
+
+def _tokenize_params(values: Mapping[str, Any], out: dict[str, str]) -> None:
+    """The Tokenize page's text and tokenizers, when they differ from the page's defaults."""
+    text = values.get(TOK_TEXT, DEFAULTS[TOK_TEXT])
+    if isinstance(text, str) and text != DEFAULTS[TOK_TEXT] and tokenize_link_carries(text):
+        out["input"] = text
+    chosen = tuple(values.get(TOK_CHOSEN, DEFAULTS[TOK_CHOSEN]) or ())
+    if chosen != tuple(DEFAULTS[TOK_CHOSEN]):  # uploads are not carried: a link cannot hold a file
+        out["tokenizers"] = ",".join(k.removeprefix(BUILTIN_PREFIX) for k in chosen
+                                     if k == SIDEBAR_KEY or k.startswith(BUILTIN_PREFIX))
 
 
 def values_from_url(params: Mapping[str, str], *, samples: Collection[str]) -> tuple[dict[str, Any], list[str]]:
@@ -160,6 +211,7 @@ def values_from_url(params: Mapping[str, str], *, samples: Collection[str]) -> t
             problems.append(f"{_quoted(name, raw)} in the link {exc}.")
         except ValueError as exc:
             problems.append(f"{_quoted(name, raw)} in the link {exc}.")
+    _tokenize_values(params, values, problems)
     if "vocab" in params and W_VOCAB in values:
         values[W_TARGET] = "vocab"
     elif "merges" in params and W_MERGES in values:
@@ -205,6 +257,7 @@ def url_from_values(values: Mapping[str, Any], *, corpus_text: str | None = None
     words = values.get(WORDS, DEFAULT_WORDS)
     if words != DEFAULT_WORDS:
         out["words"] = str(words)
+    _tokenize_params(values, out)
     return out
 
 

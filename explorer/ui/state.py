@@ -6,7 +6,8 @@ Three kinds of key:
   themselves. Widgets on a page forget their value when the user leaves the page, so each is
   bound to an owned value (`bind`): it starts from it and writes back to it on change.
 * each page's own keys, named after the page (`CMP_` compare, `IO_` import and export, `VOC_`
-  vocabulary, `DROP_` BPE-dropout, `PICK_` the tokenizer picker, `ANIM_` the player).
+  vocabulary, `DROP_` BPE-dropout, `PICK_` the tokenizer picker, `ANIM_` the player, `TOK_` tokenize,
+  `OVL_` vocabulary overlap, `TAX_` language tax).
 
 Nothing here imports Streamlit: a session is any mutable mapping, so this is tested on a dict.
 """
@@ -56,6 +57,8 @@ W_MINFREQ = "w_min_frequency"
 W_PRESENTER = "w_presenter"
 W_WORDS = "w_words"
 W_TIMELINE = "w_timeline"
+UNSEEN_SOURCE, W_UNSEEN_SOURCE = "unseen_source", "w_unseen_source"  # the Unseen words page's tokenizer (picker key)
+TIMELINE_FOR = "timeline_for"  # the picker key TIMELINE was set for: another tokenizer starts at its end
 W_UPLOAD = "w_upload"
 W_PASTE = "w_paste"
 W_ORDER = "w_wrong_order"
@@ -94,13 +97,18 @@ CMP_NOTICE = "cmp_notice"  # message about the last attempt to add a tokenizer
 CMP_W_UPLOAD = "cmp_w_upload"
 CMP_FORM, CMP_W_MODE, CMP_W_MERGES = "cmp_train", "cmp_mode", "cmp_merges"  # the "Train one here" form
 CMP_W_EOW, CMP_W_PRETOK, CMP_W_TIE = "cmp_eow", "cmp_pretok", "cmp_tie"
-CMP_ADD_SIDEBAR, CMP_ADD_CL100K, CMP_CURVE = "cmp_add_sidebar", "cmp_add_cl100k", "cmp_curve"
+CMP_ADD_SIDEBAR, CMP_CURVE = "cmp_add_sidebar", "cmp_curve"
 CMP_DEFAULT_TEXT = "lowest newer wider slower tower widest newest"  # in the default corpus's alphabet
 
 
 def b_cmp_add(entry_key: str) -> str:
     """Key of the button that adds an uploaded tokenizer to the comparison."""
     return f"cmp_add_{entry_key}"
+
+
+def b_cmp_add_builtin(name: str) -> str:
+    """Key of the button that adds a built-in tokenizer (`bpe_core.builtin`) to the comparison."""
+    return f"cmp_add_{name}"
 
 
 def b_cmp_remove(entry_key: str) -> str:
@@ -131,12 +139,38 @@ VOC_W_THRESHOLD, VOC_W_TABLE = "voc_w_threshold", "voc_w_table"
 VOC_SHOWN_IDS = "voc_shown_ids"  # ids of the table's rows on screen, for the row-click callback
 VOC_JUMP, VOC_HIST, VOC_TREE = "voc_jump", "voc_hist", "voc_tree"
 
+# ---- Vocabulary overlap (views/overlap.py): values, widgets ------------------------------------
+OVL_A, OVL_W_A = "ovl_a", "ovl_w_a"  # picker key of tokenizer A ("" until the page picks a default)
+OVL_B, OVL_W_B = "ovl_b", "ovl_w_b"  # picker key of tokenizer B
+OVL_LIST, OVL_W_LIST = "ovl_list", "ovl_w_list"  # the list shown: "shared", "only_a" or "only_b"
+OVL_SEARCH, OVL_W_SEARCH = "ovl_search", "ovl_w_search"  # the lists' search text
+OVL_W_UPLOAD, OVL_CHART, OVL_TABLE = "ovl_w_upload", "ovl_chart", "ovl_table"
+OVL_MEMO = "ovl_memo"  # (tokenizer A, tokenizer B, Overlap, {list: search texts}): the last comparison
+
 # ---- BPE-dropout (views/dropout.py): value, widget -----------------------------------------------
 DROP_WORD, DROP_W_WORD = "drop_word", "drop_w_word"
 DROP_P, DROP_W_P = "drop_p", "drop_w_p"
 DROP_SAMPLES, DROP_W_SAMPLES = "drop_samples", "drop_w_samples"
 DROP_SEED, DROP_W_SEED = "drop_seed", "drop_w_seed"
 DROP_W_SOURCE, DROP_CHART = "drop_w_source", "drop_chart"
+
+# ---- Tokenize (views/tokenize.py): value, widget; the link carries TOK_TEXT and TOK_CHOSEN ---------
+TOK_TEXT, TOK_W_TEXT = "tok_text", "tok_w_text"  # the text pasted or typed
+TOK_CHOSEN, TOK_W_CHOSEN = "tok_chosen", "tok_w_chosen"  # picker keys: "sidebar", "builtin:<name>", "file:..."
+TOK_AS_BYTES, TOK_W_AS_BYTES = "tok_as_bytes", "tok_w_as_bytes"  # byte-level tokens drawn as hex bytes
+TOK_MEMO = "tok_memo"  # {(picker key, text digest): (tokenizer, display.tokenize.Tokenized)} for one text
+TOK_EXAMPLE = "tok_example_"  # + example id: the buttons that paste an example text
+TOK_DEFAULT_TEXT = ("Tokenizers split text into pieces from a fixed vocabulary: \"unbelievable\" may be one token "
+                    "or three. Numbers like 12345, code like print(x), and 日本語 or हिन्दी cost more.")
+TOK_DEFAULT_CHOSEN = ("builtin:cl100k_base", "builtin:o200k_base", "sidebar")
+
+# ---- Language tax (views/language_tax.py): value, widget ---------------------------------------
+TAX_CHOSEN, TAX_W_CHOSEN = "tax_chosen", "tax_w_chosen"  # picker keys of the tokenizers compared
+TAX_METRIC, TAX_W_METRIC = "tax_metric", "tax_w_metric"  # "premium" or "per_character" (display.language_tax)
+TAX_CORPUS, TAX_W_CORPUS = "tax_corpus", "tax_w_corpus"  # the sidebar's corpus takes part as one more row
+TAX_CHART = "tax_chart"
+TAX_DEFAULT_CHOSEN = ("builtin:gpt2", "builtin:cl100k_base", "builtin:o200k_base", "builtin:llama3", "builtin:qwen3",
+                      "sidebar")
 
 # ---- the player (ui/animation.py), beside STEP, PLAYING and SPEED ------------------------------
 ANIM_PLAYER = "anim_player"  # the component's key
@@ -192,11 +226,21 @@ DEFAULTS: dict[str, Any] = {
     CMP_NOTICE: "",
     IO_TEXT: None,
     IO_PROBE: IO_DEFAULT_PROBE,
+    OVL_A: "",
+    OVL_B: "",
+    OVL_LIST: "shared",
+    OVL_SEARCH: "",
     PICK_NOTICE: None,
     DROP_WORD: "newest",
     DROP_P: 0.1,
     DROP_SAMPLES: 1000,
     DROP_SEED: 0,
+    TOK_TEXT: TOK_DEFAULT_TEXT,
+    TOK_CHOSEN: TOK_DEFAULT_CHOSEN,
+    TOK_AS_BYTES: False,
+    TAX_CHOSEN: TAX_DEFAULT_CHOSEN,
+    TAX_METRIC: "premium",
+    TAX_CORPUS: False,
 }
 # Values a session must not share with another: each session gets a new one.
 FRESH: dict[str, Callable[[], Any]] = {USER_CORPORA: dict, PICK_UPLOADED: dict, TRAIN_CACHE: OrderedDict}

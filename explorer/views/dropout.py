@@ -20,8 +20,8 @@ page_header.header(
 source = picker.pick("Tokenizer", state.DROP_W_SOURCE)
 if source is None:
     st.stop()
-st.caption(picker.caption(source))
-tok = picker.tokenizer_for(source)
+picker.show_about(source)
+tok = picker.tokenizer_or_stop(source)
 byte_level = tok.settings.mode == "bytes"
 
 a, b, c, d = st.columns([2, 2, 1, 1])

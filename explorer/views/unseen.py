@@ -1,5 +1,7 @@
-"""Unseen words: how the trained tokenizer splits words it may never have seen, and why."""
+"""Unseen words: how a tokenizer (trained here, uploaded or built in) splits words it may never have seen, and why."""
 from __future__ import annotations
+
+from dataclasses import replace
 
 import streamlit as st
 
@@ -7,20 +9,28 @@ from bpe_core import merge_tree
 from explorer.display import charts, tables
 from explorer.display.render import Chip, cap_token, chips_html, md_escape, token_text
 from explorer.ui import animation, page_header, state
+from explorer.ui import tokenizer_picker as picker
 
 MAX_WORDS = 12
 ss = st.session_state
 
-trained = page_header.header(
-    "Unseen words", "Encoding replays the learned merges, in the order they were learned, on each new word."
-)
-if trained is None:
+sidebar_shown = ss.get(state.UNSEEN_SOURCE, picker.SIDEBAR) == picker.SIDEBAR  # its summary and training notes
+page_header.header(
+    "Unseen words", "Encoding replays the learned merges, in the order they were learned, on each new word.",
+    summary=sidebar_shown)
+source = picker.pick("Tokenizer", state.W_UNSEEN_SOURCE, remember=state.UNSEEN_SOURCE)  # the sidebar's at first
+if source is None:
     st.stop()
-tok = trained.tokenizer
-byte_level = trained.byte_level
-steps = trained.steps
+if source != picker.SIDEBAR or not sidebar_shown:
+    picker.show_about(source)
+tok = picker.tokenizer_or_stop(source)
+byte_level = tok.settings.mode == "bytes"
+# A rank file (cl100k and the other built-ins but GPT-2) ranks its merges by token id, not by step:
+# its words are shown whole, with their merge trees, but without the "after k merges" timeline.
+by_rank = tok.table.concat
+steps = 0 if by_rank else len(tok.merges)
 
-st.text_input("Words to encode (split the same way as the corpus)", key=state.W_WORDS,
+st.text_input("Words to encode (split into words as this tokenizer splits text)", key=state.W_WORDS,
               on_change=state.bind(ss, state.W_WORDS, state.WORDS))
 words = tok.words_of(ss[state.WORDS])
 if not words:
@@ -30,11 +40,14 @@ if len(words) > MAX_WORDS:
     st.caption(f"Showing the first {MAX_WORDS} of {len(words)} words.")
     words = words[:MAX_WORDS]
 
-if ss[state.TIMELINE] is None or ss[state.TIMELINE] > steps:
-    ss[state.TIMELINE] = steps
+if ss[state.TIMELINE] is None or ss[state.TIMELINE] > steps or ss.get(state.TIMELINE_FOR) != source:
+    ss[state.TIMELINE], ss[state.TIMELINE_FOR] = steps, source
 if steps:
     st.slider("Timeline: each word after k merges (drag to watch it being built)", 0, steps, key=state.W_TIMELINE,
               on_change=state.bind(ss, state.W_TIMELINE, state.TIMELINE))
+elif by_rank:
+    st.caption("This tokenizer comes from a rank file, which orders its tokens, not its training steps: no "
+               "\"after k merges\" timeline here. The merge trees show how each piece is built.")
 k = ss[state.TIMELINE]
 counts = {m.rank: m.count for m in tok.trace}
 
@@ -54,13 +67,13 @@ for index, word in enumerate(words):
             st.html(chips_html(chips, byte_level=byte_level, show_id=True))
             if unknown:
                 st.caption("Red pieces were never seen in training: they become the unknown token.")
-            at_k = tok.encode_word(word, limit=k)
-            st.markdown(f"**After {k:,} merge{'s' * (k != 1)}**")
-            st.html(
-                chips_html([Chip(p, birth=tok.birth.get(p), unknown=p in unknown) for p in at_k], byte_level=byte_level)
-            )
+            if steps:
+                at_k = tok.encode_word(word, limit=k)
+                st.markdown(f"**After {k:,} merge{'s' * (k != 1)}**")
+                st.html(chips_html([Chip(p, birth=tok.birth.get(p), unknown=p in unknown) for p in at_k],
+                                   byte_level=byte_level))
             made = sorted({(tok.birth[p] + 1, p) for p in pieces if p in tok.birth})  # (step that made it, piece)
-            if made:
+            if made and source == picker.SIDEBAR:  # only the sidebar's training has an animation to jump into
                 st.markdown("**Jump to the step that created a piece**")
                 jump_cols = st.columns(min(4, len(made)))
                 for j, (step, piece) in enumerate(made):
@@ -84,6 +97,8 @@ for index, word in enumerate(words):
                 width="stretch",
             )
         built = tok.merge_steps(word)
+        if by_rank:  # number each merge by the step that made its token, as the trees and chips do
+            built = [replace(b, rank=tok.birth.get(b.left + b.right, b.rank)) for b in built]
         st.markdown("**How it was built:** the merges that fired, in order")
         if built:
             st.dataframe(tables.built_table(built, tok), hide_index=True, width="stretch", placeholder=tables.EMPTY)

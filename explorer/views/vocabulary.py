@@ -1,6 +1,7 @@
 """Vocabulary: every token with its numbers, token lengths, nearly unused tokens, and one token's life story."""
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from bpe_core.analysis import life_story
@@ -11,6 +12,12 @@ from explorer.ui import animation, page_header, state
 from explorer.ui import tokenizer_picker as picker
 
 ss = st.session_state  # this page's keys are state.VOC_*
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)  # ~15 MB each
+def _builtin_frame(name: str) -> pd.DataFrame:
+    """A built-in's whole table, made once per server (200k rows take half a second); never modified."""
+    return view.vocab_frame(picker.vocab_rows(picker.load(name), picker.builtin_key(name)))
 
 
 def _row_clicked() -> None:
@@ -26,20 +33,23 @@ page_header.header("Vocabulary",
 source = picker.pick("Tokenizer", state.VOC_W_SOURCE)
 if source is None:
     st.stop()
-st.caption(picker.caption(source))  # the tokenizer this page shows, which may not be the sidebar's
-tok = picker.tokenizer_for(source)
-rows = picker.vocab_rows(tok)
+picker.show_about(source)  # the tokenizer this page shows, which may not be the sidebar's; a built-in's terms
+tok = picker.tokenizer_or_stop(source)
+rows = picker.vocab_rows(tok, source)
 byte_level = tok.settings.mode == "bytes"
 by_id = {r.id: r for r in rows}
 has_counts = any(r.uses is not None for r in rows)
 if not has_counts:
-    st.info("This tokenizer came from a file without a training record: merge counts and uses are unknown.")
+    st.info(("This tokenizer was published without its training record" if picker.builtin_of(source) else
+             "This tokenizer came from a file without a training record") + ": merge counts and uses are unknown.")
 
 st.subheader(f"All {len(rows):,} tokens")
 query = st.text_input("Search tokens (a space or · matches a space)", key=state.VOC_W_SEARCH)
 found = view.search(rows, query)
 ss[state.VOC_SHOWN_IDS] = [r.id for r in found]
-st.dataframe(view.vocab_frame(found), hide_index=True, width="stretch", height=360, key=state.VOC_W_TABLE,
+builtin = picker.builtin_of(source)
+frame = _builtin_frame(builtin) if builtin is not None and not query else view.vocab_frame(found)
+st.dataframe(frame, hide_index=True, width="stretch", height=360, key=state.VOC_W_TABLE,
              on_select=_row_clicked, selection_mode="single-row", placeholder=view.EMPTY)
 st.caption(f"{len(found):,} of {len(rows):,} tokens. Click a column name to sort; click a row to see its life story "
            "below. Step: the merge that made the token (step k is the k-th merge). Uses: occurrences in the training "
@@ -54,11 +64,12 @@ with left:
 with right:
     threshold = st.slider("Nearly unused: uses after training at most this share of the count when merged",
                           0.0, 1.0, 0.25, 0.05, key=state.VOC_W_THRESHOLD)
-    unused = view.unused_frame(rows, threshold=threshold)
-    st.markdown(f"**{len(unused):,} tokens that later merges left nearly unused**")
     if has_counts:
+        unused = view.unused_frame(rows, threshold=threshold)
+        st.markdown(f"**{len(unused):,} tokens that later merges left nearly unused**")
         st.dataframe(unused, hide_index=True, width="stretch", placeholder=view.EMPTY)
-    else:
+    else:  # no uses, so none qualifies: not worth a pass over a 200k vocabulary
+        st.markdown("**0 tokens that later merges left nearly unused**")
         st.caption("Unknown without a training record.")
 
 st.subheader("A token's life story")

@@ -47,10 +47,10 @@ def test_compare_highlights_disagreements_and_shows_bytes(page, server):
     expect(page.locator(f"{LIVE} .cmp-cut").first).to_be_visible()
     expect(columns.nth(1).locator(".cmp-disputed").first).to_be_visible()  # "l o" where the other has "lo"
 
-    cl100k_tab = page.get_by_role("tab", name="cl100k (GPT-4)")
-    open_expander(page, re.compile(r"^Add a tokenizer"), cl100k_tab)
-    cl100k_tab.click()
-    page.get_by_role("button", name="Add cl100k_base").click()
+    builtin_tab = page.get_by_role("tab", name="Built-in tokenizers")
+    open_expander(page, re.compile(r"^Add a tokenizer"), builtin_tab)
+    builtin_tab.click()
+    page.get_by_role("button", name="Add GPT-4 (cl100k_base)").click()
     expect(columns).to_have_count(3, timeout=40_000)
     cl = columns.nth(2)
     expect(cl).to_contain_text("<e8 aa>")  # 語 is split inside its bytes: hex, never "�"

@@ -17,7 +17,7 @@ OUTSIDE = (
 )
 CORPUS = "\n".join([OUTSIDE] * 6)
 PAGES = ("Watch training", "Corpus", "Unseen words", "Lessons", "Common mistakes", "Compare tokenizers",
-         "Vocabulary", "Import and export", "BPE-dropout")
+         "Vocabulary", "Import and export", "BPE-dropout", "Tokenize")
 
 # What Markdown would have made of the corpus: links, images, maths, emphasis, icons, colour.
 RENDERED = """() => {

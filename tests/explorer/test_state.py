@@ -192,3 +192,52 @@ def test_the_link_notice_goes_when_a_setting_changes():
     session[state.W_MERGES] = 12
     link.expire_link_notice(session, "watch")
     assert session[state.URL_NOTICE] is None
+
+
+# ---- the Tokenize page's text and tokenizers ------------------------------------------------------
+
+def test_the_tokenize_page_travels_in_the_link_and_comes_back():
+    values = dict(state.DEFAULTS)
+    values[state.TOK_TEXT] = "naïve <b>日本語</b>"
+    values[state.TOK_CHOSEN] = ["builtin:gpt2", "file:abc", "sidebar", "builtin:qwen3"]  # as the multiselect has it
+    params = link.url_from_values(values)
+    assert params["input"] == "naïve <b>日本語</b>"
+    assert params["tokenizers"] == "gpt2,sidebar,qwen3"  # an uploaded file cannot travel
+    back, problems = link.values_from_url(params, samples=SAMPLES)
+    assert problems == []
+    assert back[state.TOK_TEXT] == "naïve <b>日本語</b>"
+    assert back[state.TOK_CHOSEN] == ("builtin:gpt2", "sidebar", "builtin:qwen3")
+
+
+def test_the_tokenize_defaults_stay_out_of_the_link_and_old_links_still_open():
+    params = link.url_from_values(state.DEFAULTS)
+    assert "input" not in params and "tokenizers" not in params
+    values = dict(state.DEFAULTS)
+    values[state.TOK_CHOSEN] = list(state.TOK_DEFAULT_CHOSEN)  # a list equal to the default tuple
+    assert "tokenizers" not in link.url_from_values(values)
+    back, problems = link.values_from_url({"corpus": "seed003", "step": "2"}, samples=SAMPLES)
+    assert problems == [] and state.TOK_TEXT not in back and state.TOK_CHOSEN not in back
+
+
+def test_a_tokenize_text_too_long_for_a_link_is_not_carried_and_a_crafted_one_is_refused():
+    values = dict(state.DEFAULTS)
+    values[state.TOK_TEXT] = "日" * 667  # 2,001 bytes
+    assert "input" not in link.url_from_values(values)
+    values[state.TOK_TEXT] = "日" * 666  # 1,998 bytes
+    assert link.url_from_values(values)["input"] == "日" * 666
+    assert link.tokenize_link_carries("a" * 2_000) and not link.tokenize_link_carries("a" * 2_001)
+    back, problems = link.values_from_url({"input": "x" * 2_001}, samples=SAMPLES)
+    assert state.TOK_TEXT not in back
+    assert problems == ["The Tokenize page's text in the link is longer than a link may carry (2,000 bytes), so "
+                        "that page opened with its example text."]
+
+
+def test_unknown_tokenizer_names_in_a_link_are_named_and_the_rest_used():
+    back, problems = link.values_from_url({"tokenizers": "o200k_base, nope ,sidebar,o200k_base,"}, samples=SAMPLES)
+    assert back[state.TOK_CHOSEN] == ("builtin:o200k_base", "sidebar")
+    assert problems == ["tokenizers=nope in the link names no tokenizer this app has (it has gpt2, cl100k_base, "
+                        "o200k_base, llama3, qwen3 and sidebar)."]
+    back, problems = link.values_from_url({"tokenizers": "builtin:gpt2"}, samples=SAMPLES)  # a key, not a name
+    assert state.TOK_CHOSEN not in back and len(problems) == 1  # nothing usable: the page's own choice stays
+    back, problems = link.values_from_url({"tokenizers": ""}, samples=SAMPLES)
+    assert back[state.TOK_CHOSEN] == () and problems == []  # the link chose none

@@ -142,3 +142,23 @@ def test_an_uploaded_tokenizer_without_training_record(app):
     assert all(d.proto.placeholder == "—" for d in at.dataframe)
     assert "Step: the merge that made the token (step k is the k-th merge)." in captions[2]
     assert captions[2].endswith("Step and count are — for base symbols, which no merge made.")
+
+
+def test_a_builtin_vocabulary_of_200k_tokens(app):
+    at = open_vocabulary(app)
+    at.selectbox(key="voc_w_source").set_value("builtin:o200k_base").run()
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    assert len(table) == 199_998 and table["id"].tolist()[:3] == [0, 1, 2]
+    assert table["step"].tolist()[256] == 1  # the first merge
+    from plain_text import shown
+
+    captions = [shown(c.value) for c in at.caption]
+    assert captions[1].startswith("**GPT-4o (o200k_base)** · built in, read offline from the quicktok-v1 package")
+    assert captions[2].startswith("Terms: OpenAI publishes o200k_base with tiktoken under the MIT licence")
+    assert [i.value for i in at.info] == [
+        "This tokenizer was published without its training record: merge counts and uses are unknown."]
+    assert at.number_input(key="voc_w_token").max == 199_997  # a 200k list is picked by id
+    assert not any(b.key == "voc_jump" for b in at.button)  # no animation to jump into
+    at.text_input(key="voc_w_search").set_value("tokenizer").run()
+    assert all("tokenizer" in t.lower() for t in at.dataframe[0].value["token"])

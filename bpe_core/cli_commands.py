@@ -1,0 +1,240 @@
+"""What each `python -m bpe_core` command does, once `cli.py` has parsed its arguments.
+
+Each `run_*` takes the parsed arguments and returns the exit status; results go to stdout (JSON
+lines, decoded text), everything else to stderr. Bad input raises BPEError, which `cli.main`
+turns into one `error: ...` line and exit status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import IO, Any
+
+from .analysis.overlap import vocabulary_overlap
+from .analysis.stats import text_stats
+from .formats import load_any, save_gpt2, save_hf, save_tokenizer
+from .model import Tokenizer
+from .pretokenize import check_text
+from .settings import BPEError, Settings
+from .trainer import DEFAULT_MERGES, check_target
+from .training import train
+
+# ---- train ----------------------------------------------------------------------------------
+
+
+def run_train(args: argparse.Namespace) -> int:
+    merges, vocab_size = _target(args)
+    if args.min_frequency < 1:
+        raise BPEError(f"--min-frequency must be at least 1, not {args.min_frequency}")
+    if args.max_token_length < 0:
+        raise BPEError(f"--max-token-length must be 0 (no limit) or more, not {args.max_token_length}")
+    settings = Settings(
+        mode=args.mode,
+        eow=args.eow,
+        pretokenizer=args.pretokenizer or "",
+        tie_break=args.tie_break,
+        lowercase=args.lowercase,
+        normalization=args.normalization,
+        min_frequency=args.min_frequency,
+    )
+    texts = [read_corpus(name) for name in args.files]
+    bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    started = time.perf_counter()
+    try:
+        tok = train(
+            texts,
+            settings,
+            merges=merges,
+            vocab_size=vocab_size,
+            max_token_length=args.max_token_length or None,
+            progress=bar,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    save_tokenizer(tok, args.output)
+    _report_training(tok, time.perf_counter() - started, args.output)
+    return 0
+
+
+def _target(args: argparse.Namespace) -> tuple[int | None, int | None]:
+    """(merges, vocab size): exactly one is set; the default is DEFAULT_MERGES merges.
+
+    Checked before the corpus is read, so a bad number fails at once.
+    """
+    if args.vocab_size is not None:
+        check_target(vocab_size=args.vocab_size, vocab_name="--vocab-size")
+        return None, args.vocab_size
+    merges = DEFAULT_MERGES if args.merges is None else args.merges
+    check_target(merges=merges, merges_name="--merges")
+    return merges, None
+
+
+def read_corpus(name: str) -> str:
+    """A training file's text ('-' is stdin); unreadable, binary or non-UTF-8 input is a BPEError."""
+    if name == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+        return check_text(data, name="stdin")
+    path = Path(name)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise BPEError(f"{name} does not exist") from None
+    except IsADirectoryError:
+        raise BPEError(f"{name} is a directory, not a text file") from None
+    except OSError as exc:
+        raise BPEError(f"cannot read {name}: {exc.strerror or exc}") from None
+    return check_text(data, name=name)
+
+
+def _report_training(tok: Tokenizer, seconds: float, output: str) -> None:
+    result = tok.training
+    assert result is not None  # train() always records its result
+    learned = len(result.trace)
+    words = "word" if result.word_count == 1 else "words"
+    unk = f" + {tok.unk_token}" if tok.unk_token else ""
+    print(
+        f"trained {learned} merges in {seconds:.2f} s on {result.word_count:,} {words} "
+        f"({result.distinct_words:,} distinct); vocabulary {tok.vocab_size - bool(tok.unk_token):,} "
+        f"tokens{unk} -> {output}",
+        file=sys.stderr,
+    )
+    if learned < result.requested_merges:
+        why = f"stopped after {learned} of {result.requested_merges} merges: {result.stop_reason}"
+        print(why, file=sys.stderr)
+
+
+class _ProgressBar:
+    """A one-line progress bar on a terminal, redrawn by the trainer's progress callback."""
+
+    WIDTH = 30
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        filled = self.WIDTH * done // total if total else self.WIDTH
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        self.stream.write(f"\rtraining [{bar}] {done:,}/{total:,} merges")
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# ---- trace, encode, decode, export ----------------------------------------------------------
+
+
+def run_trace(args: argparse.Namespace) -> int:
+    tok = load_any(args.model, merges=args.merges_file)
+    rows: list[tuple[int, str, str, str, int | None]]
+    if tok.trace:
+        rows = [(m.rank, m.left, m.right, m.token, m.count) for m in tok.trace]
+    else:
+        rows = [(rank, a, b, a + b, None) for rank, (a, b) in enumerate(tok.merges)]
+    _print_lines(dict(zip(("rank", "left", "right", "token", "count"), row)) for row in rows)
+    return 0
+
+
+def run_encode(args: argparse.Namespace) -> int:
+    tok = load_any(args.tokenizer, merges=args.merges_file)
+    for number, text in enumerate(args.texts, start=1):
+        _check_encodable(text, number)
+    _print_lines(_encoded(tok, text) for text in args.texts)
+    return 0
+
+
+def _encoded(tok: Tokenizer, text: str) -> dict[str, Any]:
+    encoding = tok.encode(text)
+    return {"text": text, "tokens": encoding.tokens, "ids": encoding.ids}
+
+
+def _check_encodable(text: str, number: int) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BPEError(f"TEXT {number} is not valid UTF-8") from None
+
+
+def run_decode(args: argparse.Namespace) -> int:
+    tok = load_any(args.tokenizer, merges=args.merges_file)
+    text = tok.decode(args.ids)
+    sys.stdout.write(text + "\n")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    tok = load_any(args.model, merges=args.merges_file)
+    if args.format == "hf":
+        save_hf(tok, args.output)
+        written = [args.output]
+    else:
+        written = [str(p) for p in save_gpt2(tok, args.output)]
+    print(f"wrote {' and '.join(written)}", file=sys.stderr)
+    return 0
+
+
+# ---- stats, overlap -------------------------------------------------------------------------
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    tok = load_any(args.tokenizer, merges=args.merges_file)
+    # Every file is read and checked first, so a bad one fails before any counting.
+    texts = [(name, read_corpus(name)) for name in args.files]
+    _print_lines(_stats_row(tok, name, text) for name, text in texts)
+    return 0
+
+
+def _stats_row(tok: Tokenizer, name: str, text: str) -> dict[str, Any]:
+    stats = text_stats(tok, text)
+    return {
+        "file": name,
+        "bytes": stats.bytes,
+        "characters": stats.characters,
+        "words": stats.words,
+        "tokens": stats.tokens,
+        "tokens_per_byte": stats.tokens_per_byte,
+        "tokens_per_character": stats.tokens_per_character,
+    }
+
+
+def run_overlap(args: argparse.Namespace) -> int:
+    overlap = vocabulary_overlap(load_any(args.a), load_any(args.b))
+    if args.list is not None:
+        keys = {"shared": overlap.shared, "only-a": overlap.only_a, "only-b": overlap.only_b}[args.list]
+        spelling = overlap.spelling_b if args.list == "only-b" else overlap.spelling_a
+        write = sys.stdout.write
+        for key in keys:
+            write(json.dumps(spelling[key], ensure_ascii=False) + "\n")
+        return 0
+    summary = {
+        "a": args.a,
+        "b": args.b,
+        "sizes": {"a": overlap.size_a, "b": overlap.size_b},
+        "shared": len(overlap.shared),
+        "only_a": len(overlap.only_a),
+        "only_b": len(overlap.only_b),
+        "jaccard": overlap.jaccard,
+        "by_length": [
+            {"bytes": row.length, "shared": row.shared, "only_a": row.only_a, "only_b": row.only_b}
+            for row in overlap.by_length
+        ],
+    }
+    _print_lines([summary])
+    return 0
+
+
+def _print_lines(rows: Iterable[dict[str, Any]]) -> None:
+    """One compact JSON object a line on stdout."""
+    write: Callable[[str], Any] = sys.stdout.write
+    for row in rows:
+        write(json.dumps(row, ensure_ascii=False) + "\n")

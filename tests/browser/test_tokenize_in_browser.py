@@ -1,0 +1,67 @@
+"""The Tokenize page in a real Chromium: a shared link opens it, pasting shows tokens at once.
+
+Also times (printed with -s, never asserted) how long a 200k-token built-in vocabulary takes
+to show on the Vocabulary page.
+"""
+from __future__ import annotations
+
+import re
+import time
+from urllib.parse import urlencode
+
+from browser_helpers import LIVE, shoot
+from playwright.sync_api import expect
+
+CRAFTED = "**bold** <img src=x onerror=alert(1)> [l](https://x.invalid) $x$ 日本語"
+
+
+def chips(page):
+    return page.locator(f"{LIVE} .bpe-chips")
+
+
+def test_a_shared_link_opens_the_page_with_its_text_and_tokenizers(page, server):
+    query = urlencode({"input": CRAFTED, "tokenizers": "gpt2,o200k_base,<b>nope</b>"})
+    started = time.monotonic()
+    page.goto(f"{server}/tokenize?{query}")
+    expect(page.get_by_role("heading", level=1, name="Tokenize")).to_be_visible(timeout=60_000)
+    expect(chips(page)).to_have_count(2, timeout=60_000)
+    print(f"\nTokenize page from a link, two built-ins drawn: {time.monotonic() - started:.1f} s")
+    notice = page.locator(f"{LIVE} [data-testid=stAlertContentWarning]")
+    expect(notice).to_contain_text("tokenizers=<b>nope</b> in the link names no tokenizer this app has")
+    expect(page.get_by_label("Text to tokenize")).to_have_value(CRAFTED)
+    expect(chips(page).first).to_contain_text("·<1279img9600")  # GPT-2's " <" (id 1279), "img": text, not a tag
+    expect(chips(page).nth(1)).to_contain_text("·日本17428語40909")  # o200k: " 日本" and "語", whole characters
+    expect(page.locator("img[src=x]")).to_have_count(0)
+    shoot(page, "tokenize-link")
+
+
+def test_paste_see_at_once_switch_to_bytes_and_the_link_follows(page, server):
+    page.goto(f"{server}/tokenize")
+    expect(chips(page)).to_have_count(3, timeout=60_000)  # cl100k, o200k and the sidebar's lesson tokenizer
+    box = page.get_by_label("Text to tokenize")
+    box.fill("The lowest price: 12345 ₹")
+    box.press("Control+Enter")
+    expect(chips(page).first).to_contain_text("·price")
+    expect(page).to_have_url(re.compile(r"input=The\+lowest"))
+    page.get_by_text("Byte-level tokens as hex bytes").click()
+    expect(chips(page).first).to_contain_text("<20 e2 82 b9>")  # " ₹" as its bytes
+    page.get_by_role("button", name="Many scripts").click()
+    expect(chips(page).first).to_contain_text("<45 6e 67 6c 69 73 68>")  # "English" as bytes
+    shoot(page, "tokenize-paste")
+
+
+def test_a_200k_vocabulary_shows_on_the_vocabulary_page(page, server):
+    page.goto(f"{server}/vocab-table")
+    expect(page.get_by_role("heading", level=1, name="Vocabulary")).to_be_visible(timeout=60_000)
+    for visit in ("first", "second"):
+        started = time.monotonic()
+        page.locator(f"[data-testid=stMain] {LIVE} [data-testid=stSelectbox]").first.click()
+        page.get_by_role("option", name=re.compile(r"^GPT-4o \(o200k_base\)")).click()
+        expect(page.get_by_role("heading", name="All 199,998 tokens")).to_be_visible(timeout=120_000)
+        expect(page.locator(f"{LIVE} [data-testid=stDataFrame]").first).to_be_visible()
+        print(f"\nVocabulary page, o200k_base ({visit} time this server shows it): {time.monotonic() - started:.1f} s")
+        if visit == "first":
+            shoot(page, "tokenize-vocabulary-200k")
+            page.locator(f"[data-testid=stMain] {LIVE} [data-testid=stSelectbox]").first.click()
+            page.get_by_role("option", name=re.compile(r"^Trained here")).click()
+            expect(page.get_by_role("heading", name="All 22 tokens")).to_be_visible()

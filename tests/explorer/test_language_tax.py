@@ -1,0 +1,132 @@
+"""The Language tax page (views/language_tax.py), its drawing (display/language_tax.py) and its
+analysis (bpe_core/analysis/language_tax.py)."""
+from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
+import pytest
+
+from bpe_core import BPEError, train
+from bpe_core.analysis import TextStats, text_stats
+from bpe_core.analysis.language_tax import language_tax, premiums
+from bpe_core.builtin import builtin_info, builtin_names, load_builtin
+from explorer.display import language_tax as view
+from explorer.ui import state
+from sample_corpora import list_languages, load_corpus, load_parallel, parallel
+from tests.conftest import missing
+from tests.explorer.apptest_helpers import plotly_specs
+
+PAGE = "views/language_tax.py"
+
+
+@pytest.fixture(scope="module")
+def texts() -> dict[str, str]:
+    for package in ("django", "sphinx"):
+        if parallel.package_root(package) is None:
+            missing(f"the {package} package is not installed")
+    return load_parallel()
+
+
+@pytest.fixture(scope="module")
+def builtins() -> dict:
+    loaded = {}
+    for name in builtin_names():
+        try:
+            loaded[name] = load_builtin(name)
+        except BPEError:
+            missing(f"the {builtin_info(name).package} package is not installed")
+    return loaded
+
+
+# ---- the analysis and the drawing ---------------------------------------------------------------
+
+
+def test_premium_is_tokens_over_the_reference_tokens() -> None:
+    stats = {"en": TextStats(10, 10, 2, 4), "hi": TextStats(30, 10, 2, 10), "mine": TextStats(5, 5, 1, 3)}
+    assert premiums(stats, parallel={"en", "hi"}) == {"en": 1.0, "hi": 2.5, "mine": None}
+    assert premiums({"en": TextStats(0, 0, 0, 0), "hi": TextStats(3, 1, 1, 1)}) == {"en": None, "hi": None}
+    with pytest.raises(BPEError, match="reference language 'en'"):
+        premiums({"hi": TextStats(3, 1, 1, 1)})
+
+
+def test_rows_match_text_stats() -> None:
+    tok = train("low lower lowest newer", merges=6)
+    texts = {"en": "low lower", "xx": "lowest newest", "yy": "ab"}
+    rows = language_tax({"toy": tok}, texts)
+    assert [(r.tokenizer, r.language) for r in rows] == [("toy", "en"), ("toy", "xx"), ("toy", "yy")]
+    for row in rows:
+        assert row.stats == text_stats(tok, texts[row.language])
+        assert row.premium == row.stats.tokens / text_stats(tok, "low lower").tokens
+
+
+def test_figure_and_tables_name_every_tokenizer_and_language() -> None:
+    rows = language_tax({"a": train("ab ab", merges=1), "b": train("ab ab", merges=0)},
+                        {"en": "ab ab", "fr": "ab ba"}, parallel={"en", "fr"})
+    langs = {"en": ("English", "Latin"), "fr": ("French", "Latin")}
+    names = {"a": "<b>mine</b>", "b": "<b>mine</b>"}  # outside text, twice the same
+    fig = view.tax_figure(rows, view.PREMIUM, langs, names)
+    go.Figure(fig.to_dict())  # a valid figure
+    assert [t["name"] for t in fig.to_dict()["data"]] == ["&lt;b&gt;mine&lt;/b&gt;", "&lt;b&gt;mine&lt;/b&gt; (2)"]
+    assert list(fig.data[0].x) == ["English", "French"] and fig.data[0].y[0] == 1.0
+    wide = view.wide_frame(rows, view.PER_CHARACTER, langs, names)
+    assert list(wide.columns) == ["Script", "<b>mine</b>", "<b>mine</b> (2)"]
+    assert list(wide.index) == ["English", "French"]
+    assert wide.loc["French", "<b>mine</b> (2)"] == round(rows[3].stats.tokens_per_character, 4)
+    assert list(view.long_frame(rows, langs, names).columns) == view.COLUMNS
+    with pytest.raises(ValueError, match="unknown metric"):
+        view.value(rows[0], "speed")
+
+
+# ---- the page -----------------------------------------------------------------------------------
+
+
+def _frames(at):
+    """The page's wide table (the metric per language and tokenizer) and its table of every number."""
+    wide, every, _sources = (df.value for df in at.dataframe)
+    return wide, every
+
+
+def test_page_shows_every_language_and_tokenizer(app, texts, builtins) -> None:
+    app.switch_page(PAGE).run()
+    assert not app.exception, app.exception
+    wide, every = _frames(app)
+    names = [lang.name for lang in list_languages()]
+    assert list(wide.index) == names and len(names) >= 12
+    titles = [builtin_info(name).title for name in builtin_names()]
+    trained = [c for c in wide.columns if c.startswith("Trained here")]
+    assert list(wide.columns) == ["Script", *titles, *trained] and len(trained) == 1
+    for column in wide.columns[1:]:
+        assert wide.loc["English", column] == 1.0  # the premium of English over itself
+        assert all(value > 0 for value in wide[column])
+    (figure,) = plotly_specs(app)
+    assert [trace["name"] for trace in figure["data"]] == [*titles, *trained]
+    assert all(len(trace["x"]) == len(names) for trace in figure["data"])
+    # The numbers are text_stats' on the same text.
+    hindi = every[(every["Language"] == "Hindi") & (every["Tokenizer"] == titles[2])].iloc[0]
+    expected = text_stats(builtins["o200k_base"], texts["hi"])
+    assert (hindi["Bytes"], hindi["Characters"], hindi["Tokens"]) == (expected.bytes, expected.characters,
+                                                                      expected.tokens)
+    english = text_stats(builtins["o200k_base"], texts["en"])
+    assert math.isclose(wide.loc["Hindi", titles[2]], round(expected.tokens / english.tokens, 3))
+
+
+def test_tokens_per_character_and_the_sidebars_corpus(app, texts, builtins) -> None:
+    app.switch_page(PAGE).run()
+    app.multiselect(key=state.TAX_W_CHOSEN).set_value(["builtin:gpt2", "sidebar"]).run()
+    app.radio(key=state.TAX_W_METRIC).set_value(view.PER_CHARACTER).run()
+    app.toggle(key=state.TAX_W_CORPUS).set_value(True).run()
+    assert not app.exception, app.exception
+    wide, every = _frames(app)
+    gpt2 = builtin_info("gpt2").title
+    assert list(wide.columns)[:2] == ["Script", gpt2] and len(wide.columns) == 3
+    assert wide.loc["Korean", gpt2] == round(text_stats(builtins["gpt2"], texts["ko"]).tokens_per_character, 4)
+    corpus_rows = every[every["Language"].str.startswith("Your corpus: ")]
+    assert len(corpus_rows) == 2 and corpus_rows["Premium over English"].isna().all()  # not parallel: no premium
+    mine = corpus_rows[corpus_rows["Tokenizer"] == gpt2].iloc[0]
+    assert mine["Tokens"] == text_stats(builtins["gpt2"], load_corpus("seed000")).tokens == 20  # the lesson's corpus
+    # As a premium, the corpus has no number: an empty table cell, and no bar.
+    app.radio(key=state.TAX_W_METRIC).set_value(view.PREMIUM).run()
+    wide = _frames(app)[0]
+    assert wide.filter(like="Your corpus: ", axis=0).iloc[0, 1:].isna().all()
+    assert all(not any(x.startswith("Your corpus") for x in trace["x"]) for trace in plotly_specs(app)[0]["data"])

@@ -1,0 +1,204 @@
+"""The Tokenize page: its pure pieces (caps, counts, chips) and the page in AppTest, link included."""
+from __future__ import annotations
+
+import pytest
+from apptest_helpers import APP, html_bodies
+from plain_text import constructs, shown
+from streamlit.testing.v1 import AppTest
+
+from bpe_core import Settings, train
+from bpe_core.builtin import load_builtin
+from explorer.display import tokenize as view
+from explorer.ui import state, store
+from sample_corpora import load_corpus
+
+TOKENIZE = "views/tokenize.py"
+
+
+@pytest.fixture(scope="module")
+def cl100k():
+    return load_builtin("cl100k_base")
+
+
+# ---- pure --------------------------------------------------------------------------------------
+
+def test_cap_text_cuts_at_a_character_boundary():
+    assert view.cap_text("日本語", 7) == ("日本", True)  # 9 bytes; the third character would be cut inside
+    assert view.cap_text("日本語", 9) == ("日本語", False)
+    text = "é" * 600_000  # 1.2 MB
+    capped, cut = view.cap_text(text)
+    assert cut and capped == "é" * 500_000 and view.utf8_size(capped) == view.MAX_TEXT_BYTES
+
+
+def test_excerpt_ends_at_a_paragraph():
+    text = "First paragraph here.\n\nSecond one, much longer " + "word " * 400
+    assert view.excerpt(text, 40) == "First paragraph here."  # a paragraph end in the second half
+    assert view.excerpt("short", 60) == "short"
+
+
+def test_counts_are_over_the_whole_text_and_chips_are_capped(cl100k):
+    text = "Hello world, 日本語! " * 400
+    result = view.tokenized(cl100k, text, max_chips=50)
+    ids = cl100k.encode(text).ids
+    assert result.count == len(ids) and len(result.tokens) == 50 and result.cut
+    assert [t.id for t in result.tokens] == ids[:50]
+    assert (result.characters, result.bytes) == (len(text), len(text.encode()))
+    assert result.characters_per_token == pytest.approx(len(text) / len(ids))
+    assert result.bytes_per_token == pytest.approx(len(text.encode()) / len(ids))
+    html = view.chips_html(cl100k, text, result)
+    assert html.count('class="bpe-id"') == 50 and f"{len(ids) - 50:,} more tokens" in html
+    assert view.shown_note(result) == (f"Showing the first 50 of {len(ids):,} tokens; "
+                                       "the counts are over the whole text.")
+
+
+def test_chips_show_ids_escape_text_and_bytes_on_request(cl100k):
+    text = "<b>x</b> 語"
+    result = view.tokenized(cl100k, text)
+    html = view.chips_html(cl100k, text, result)
+    assert [t.token for t in result.tokens][:2] == ["<b", ">x"]
+    assert ">&lt;b<sub" in html and ">&gt;x<sub" in html and "<b>" not in html  # escaped, never a tag
+    assert f'class="bpe-id">{cl100k.encode("<b>").ids[0]}<' in html
+    assert "\ufffd" not in html and ">&lt;aa&gt;<" in html  # 語 split inside its bytes: hex groups
+    as_bytes = view.chips_html(cl100k, text, result, as_bytes=True)
+    assert ">&lt;3c 62&gt;<" in as_bytes  # "<b" as its two bytes
+
+
+def test_counts_frame_and_unknown_tokens():
+    word = train("low lower", merges=2)
+    text = "low xyz"
+    result = view.tokenized(word, text)
+    frame = view.counts_frame(["word"], [result], [word.vocab_size])
+    assert frame.to_dict("records") == [{
+        "tokenizer": "word", "tokens": result.count, "characters per token": round(7 / result.count, 2),
+        "bytes per token": round(7 / result.count, 2), "vocabulary": word.vocab_size,
+        "unknown tokens": 3}]
+
+
+# ---- the page ------------------------------------------------------------------------------------
+
+def open_tokenize(app):
+    app.switch_page(TOKENIZE).run()
+    assert not app.exception and not app.error, (app.exception, [e.value for e in app.error])
+    return app
+
+
+def chip_blocks(at) -> list[str]:
+    return [h for h in html_bodies(at) if h.startswith('<span class="bpe-chips">')]
+
+
+def test_the_page_shows_each_tokenizer_with_its_own_counts(app, cl100k):
+    at = open_tokenize(app)
+    table = at.dataframe[0].value
+    assert table["tokenizer"].tolist() == ["GPT-4 (cl100k_base) · built in", "GPT-4o (o200k_base) · built in",
+                                           at.multiselect(key=state.TOK_W_CHOSEN).format_func("sidebar")]
+    text = state.TOK_DEFAULT_TEXT
+    sidebar = at.session_state[state.TRAINED].tokenizer
+    assert table["tokens"].tolist() == [len(cl100k.encode(text).ids), len(load_builtin("o200k_base").encode(text).ids),
+                                        len(sidebar.encode(text).ids)]
+    assert len(chip_blocks(at)) == 3
+    assert any(c.value.startswith("Terms\\: OpenAI publishes cl100k") for c in at.caption)  # the licence, plain
+
+
+def test_opening_the_page_trains_nothing(app, monkeypatch):
+    trained: list = []
+    monkeypatch.setattr(store, "train_cached", lambda *args, **kwargs: trained.append(args))
+    open_tokenize(app)
+    assert trained == []
+
+
+def test_choosing_tokenizers_typing_and_the_bytes_view(app):
+    at = open_tokenize(app)
+    at.multiselect(key=state.TOK_W_CHOSEN).set_value(["builtin:gpt2", "builtin:qwen3"]).run()
+    at.text_area(key=state.TOK_W_TEXT).set_value("naïve 日本語").run()
+    table = at.dataframe[0].value
+    assert table["tokenizer"].tolist() == ["GPT-2 (gpt2) · built in", "Qwen 3 (qwen3) · built in"]
+    assert table["tokens"].tolist() == [len(load_builtin(n).encode("naïve 日本語").ids) for n in ("gpt2", "qwen3")]
+    gpt2 = chip_blocks(at)[0]
+    assert "·" in gpt2 and "\ufffd" not in gpt2
+    at.toggle(key=state.TOK_W_AS_BYTES).set_value(True).run()
+    hex_view = chip_blocks(at)[0]
+    assert ">&lt;20 e6&gt;<" in hex_view and ">&lt;6e 61&gt;<" in hex_view  # " " + 日's first byte; "na"
+    at.switch_page("views/vocabulary.py").run()
+    at.switch_page(TOKENIZE).run()  # the choice and the text survive leaving the page
+    assert at.multiselect(key=state.TOK_W_CHOSEN).value == ["builtin:gpt2", "builtin:qwen3"]
+    assert at.text_area(key=state.TOK_W_TEXT).value == "naïve 日本語"
+    assert at.query_params["tokenizers"] in (["gpt2,qwen3"], "gpt2,qwen3")
+
+
+def test_an_example_is_one_click_away(app):
+    at = open_tokenize(app)
+    at.button(key=state.TOK_EXAMPLE + "multilingual").click().run()
+    text = at.text_area(key=state.TOK_W_TEXT).value
+    assert text == view.excerpt(load_corpus("multilingual")) and text.startswith("English: The morning train")
+    assert len(chip_blocks(at)) == 3
+
+
+def test_a_long_text_draws_the_first_tokens_and_counts_all(app, cl100k):
+    at = open_tokenize(app)
+    at.multiselect(key=state.TOK_W_CHOSEN).set_value(["builtin:cl100k_base"]).run()
+    text = "The quick brown fox jumps over the lazy dog. " * 600  # 27,000 characters
+    at.text_area(key=state.TOK_W_TEXT).set_value(text).run()
+    count = len(cl100k.encode(text).ids)
+    assert at.dataframe[0].value["tokens"].tolist() == [count]
+    assert f"Showing the first {view.MAX_CHIPS:,} of {count:,} tokens; the counts are over the whole text." in [
+        c.value for c in at.caption]
+    assert chip_blocks(at)[0].count('class="bpe-id"') == view.MAX_CHIPS
+    assert any("longer than a link carries" in c.value for c in at.caption)
+    assert "input" not in at.query_params
+
+
+def test_a_crafted_link_shows_its_text_plainly_and_names_the_unknown_tokenizer():
+    crafted = "**bold** <script>alert(1)</script> [l](https://x.invalid) $x$"
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.query_params.update({"input": crafted, "tokenizers": "gpt2,<b>evil</b>,sidebar"})
+    at.switch_page(TOKENIZE)
+    at.run()
+    assert not at.exception and not at.error
+    assert at.title[0].value == "Tokenize"
+    (notice,) = at.warning
+    assert constructs(notice.value) == []
+    assert shown(notice.value) == (
+        "The link asked for something this app could not do. tokenizers=<b>evil</b> in the link names no tokenizer "
+        "this app has (it has gpt2, cl100k_base, o200k_base, llama3, qwen3 and sidebar). The link's other settings "
+        "were used.")
+    assert at.text_area(key=state.TOK_W_TEXT).value == crafted
+    assert at.multiselect(key=state.TOK_W_CHOSEN).value == ["builtin:gpt2", "sidebar"]
+    bodies = chip_blocks(at)
+    assert len(bodies) == 2 and not any("<script" in b for b in bodies)
+    assert ">&lt;<sub" in bodies[0] and ">script<sub" in bodies[0]  # GPT-2 reads "<", "script", ">": as text
+    gpt2 = load_builtin("gpt2")
+    assert at.dataframe[0].value["tokens"].tolist()[0] == len(gpt2.encode(crafted).ids)
+
+
+def test_a_link_cannot_carry_an_uploaded_tokenizer(app):
+    tok = train("hello world " * 5, Settings(mode="bytes"), merges=6)
+    from explorer.data.tokenizer_files import Uploaded
+
+    item = Uploaded("file:x", "mine.json", tok)
+    app.session_state[state.PICK_UPLOADED] = {item.key: item}
+    at = open_tokenize(app)
+    at.multiselect(key=state.TOK_W_CHOSEN).set_value(["file:x", "builtin:gpt2"]).run()
+    assert at.dataframe[0].value["tokenizer"].tolist()[0] == "mine.json (our JSON)"
+    assert any("Uploaded tokenizers do not travel in the link" in c.value for c in at.caption)
+    assert at.query_params["tokenizers"] in (["gpt2"], "gpt2")
+
+
+def test_a_text_over_a_megabyte_is_cut_with_a_message(app, cl100k):
+    at = open_tokenize(app)
+    at.multiselect(key=state.TOK_W_CHOSEN).set_value(["builtin:gpt2"]).run()
+    text = "ab " * 400_000  # 1.2 MB
+    at.text_area(key=state.TOK_W_TEXT).set_value(text).run()
+    assert not at.exception and not at.error
+    assert any("Tokenizing the first 1,000,000 bytes of 1,200,000." in c.value for c in at.caption)
+    assert at.dataframe[0].value["tokens"].tolist() == [len(load_builtin("gpt2").encode(text[:1_000_000]).ids)]
+
+
+def test_the_sidebar_tokenizer_is_followed_when_it_is_trained_again(app):
+    at = open_tokenize(app)
+    before = at.dataframe[0].value["tokens"].tolist()[2]
+    at.sidebar.number_input(key=state.W_MERGES).set_value(3)
+    next(b for b in at.button if b.label == "Train").click().run()
+    sidebar = at.session_state[state.TRAINED].tokenizer
+    assert len(sidebar.merges) == 3
+    after = at.dataframe[0].value["tokens"].tolist()[2]
+    assert after == len(sidebar.encode(state.TOK_DEFAULT_TEXT).ids) and after != before
