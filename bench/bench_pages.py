@@ -47,11 +47,17 @@ PAGES = {
     "vocab-table": "Vocabulary",
     "import-export": "Import and export",
     "bpe-dropout": "BPE-dropout",
+    "tokenize": "Tokenize",
+    "vocab-overlap": "Vocabulary overlap",
+    "language-tax": "Language tax",
+    "training-stability": "Training stability",
+    "token-audit": "Token audit",
 }
 # Visit order: the Watch page is opened by the link, so it is timed last (coming back to it);
 # the lessons go last because their buttons switch the session to a lesson corpus.
 ORDER = ["corpora", "unseen-words", "common-mistakes", "side-by-side", "vocab-table", "import-export",
-         "bpe-dropout", "watch", "seed-lessons"]
+         "bpe-dropout", "tokenize", "vocab-overlap", "language-tax", "training-stability", "token-audit",
+         "watch", "seed-lessons"]
 
 @dataclass
 class Row:

@@ -25,7 +25,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with its seven subcommands."""
+    """The argument parser with its subcommands."""
     prog = "python -m bpe_core" if Path(sys.argv[0]).name == "__main__.py" else None
     parser = _Parser(prog=prog, description="Train, inspect, use and convert byte pair encoding tokenizers.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -95,9 +95,24 @@ def _add_train(commands: Any) -> None:
         f"Without --merges or --vocab-size, {DEFAULT_MERGES} merges are learned."
     )
     train_cmd.add_argument("files", metavar="FILE", nargs="+", help="a UTF-8 text file, or '-' for stdin")
+    _add_settings(train_cmd)
     option = train_cmd.add_argument
+    option(
+        "--max-token-length",
+        type=int,
+        default=MAX_TOKEN_LENGTH,
+        metavar="N",
+        help=f"never make a token longer than N characters (default: {MAX_TOKEN_LENGTH}; 0: no limit)",
+    )
+    option("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model")
+    train_cmd.set_defaults(run=cli_commands.run_train)
+
+
+def _add_settings(command: argparse.ArgumentParser) -> None:
+    """The training settings and target options `train` and `stability` share."""
+    option = command.add_argument
     option("--mode", choices=MODES, default="word", help="what BPE starts from (default: word)")
-    target = train_cmd.add_mutually_exclusive_group()
+    target = command.add_mutually_exclusive_group()
     target.add_argument("--merges", type=int, metavar="N", help=f"learn N merges (default: {DEFAULT_MERGES})")
     target.add_argument("--vocab-size", type=int, metavar="N", help="learn merges until there are N tokens")
     option("--tie-break", choices=TIE_BREAKS, default="count-pair", help="ties (default: count-pair)")
@@ -110,15 +125,6 @@ def _add_train(commands: Any) -> None:
     option("--lowercase", action="store_true", help="lowercase the text first")
     option("--normalization", choices=NORMALIZATIONS, default="none", help="Unicode form (default: none)")
     option("--min-frequency", type=int, default=1, metavar="N", help="stop below N occurrences (default: 1)")
-    option(
-        "--max-token-length",
-        type=int,
-        default=MAX_TOKEN_LENGTH,
-        metavar="N",
-        help=f"never make a token longer than N characters (default: {MAX_TOKEN_LENGTH}; 0: no limit)",
-    )
-    option("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model")
-    train_cmd.set_defaults(run=cli_commands.run_train)
 
 
 def _add_reports(commands: Any) -> None:
@@ -149,6 +155,17 @@ def _add_reports(commands: Any) -> None:
         "(A's spelling for shared and only-a, B's for only-b), in that tokenizer's id order",
     )
     overlap.set_defaults(run=cli_commands.run_overlap)
+
+    stability = commands.add_parser("stability", help="train on 1%%, 10%%, 50%% of a corpus and compare with 100%%")
+    stability.description = (
+        'Print {"fraction", "characters", "merges", "vocabulary_share", "first_merges", "agreement", '
+        '"divergence"} for each fraction: the share of the full run\'s merged tokens it has, the share of '
+        "its first N merges, how many of the first k merges agree as sets, and the first step (from 1) "
+        "where the merge lists differ, with both merges. Prefixes are cut at a word boundary."
+    )
+    stability.add_argument("files", metavar="FILE", nargs="+", help="a UTF-8 text file, or '-' for stdin")
+    _add_settings(stability)
+    stability.set_defaults(run=cli_commands.run_stability)
 
 
 def main(argv: list[str] | None = None) -> int:

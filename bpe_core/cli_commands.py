@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .analysis.overlap import vocabulary_overlap
+from .analysis.stability import stability
 from .analysis.stats import text_stats
 from .formats import load_any, save_gpt2, save_hf, save_tokenizer
 from .model import Tokenizer
@@ -32,15 +33,7 @@ def run_train(args: argparse.Namespace) -> int:
         raise BPEError(f"--min-frequency must be at least 1, not {args.min_frequency}")
     if args.max_token_length < 0:
         raise BPEError(f"--max-token-length must be 0 (no limit) or more, not {args.max_token_length}")
-    settings = Settings(
-        mode=args.mode,
-        eow=args.eow,
-        pretokenizer=args.pretokenizer or "",
-        tie_break=args.tie_break,
-        lowercase=args.lowercase,
-        normalization=args.normalization,
-        min_frequency=args.min_frequency,
-    )
+    settings = _settings(args)
     texts = [read_corpus(name) for name in args.files]
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     started = time.perf_counter()
@@ -59,6 +52,18 @@ def run_train(args: argparse.Namespace) -> int:
     save_tokenizer(tok, args.output)
     _report_training(tok, time.perf_counter() - started, args.output)
     return 0
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return Settings(
+        mode=args.mode,
+        eow=args.eow,
+        pretokenizer=args.pretokenizer or "",
+        tie_break=args.tie_break,
+        lowercase=args.lowercase,
+        normalization=args.normalization,
+        min_frequency=args.min_frequency,
+    )
 
 
 def _target(args: argparse.Namespace) -> tuple[int | None, int | None]:
@@ -230,6 +235,25 @@ def run_overlap(args: argparse.Namespace) -> int:
         ],
     }
     _print_lines([summary])
+    return 0
+
+
+def run_stability(args: argparse.Namespace) -> int:
+    merges, vocab_size = _target(args)
+    if args.min_frequency < 1:
+        raise BPEError(f"--min-frequency must be at least 1, not {args.min_frequency}")
+    settings = _settings(args)
+    found = stability([read_corpus(name) for name in args.files], settings, merges=merges, vocab_size=vocab_size)
+    _print_lines({
+        "fraction": one.fraction,
+        "characters": one.characters,
+        "merges": len(one.merges),
+        "vocabulary_share": one.vocabulary_share,
+        "first_merges": {str(n): share for n, share in one.first_shares},
+        "agreement": {str(k): agree for k, agree in one.agreement},
+        "divergence": None if one.divergence is None else {
+            "step": one.divergence.step, "merge": one.divergence.merge, "full_merge": one.divergence.full_merge},
+    } for one in found.fractions)
     return 0
 
 

@@ -33,31 +33,22 @@ class MergeNode:
 def merge_tree(tokenizer: Tokenizer, token: str) -> MergeNode:
     """The binary tree of merges that built `token` (a leaf for a base symbol or unknown token).
 
-    A token some merge spells is split by the first merge that made it.
+    A token some merge spells is split by the first merge that made it (its `birth`). A rank
+    file's token no merge builds (`Tokenizer.unreachable`) is a leaf too.
     """
-    parts = _first_maker(tokenizer)
+    birth, merges = tokenizer.birth, tokenizer.merges
     memo: dict[str, MergeNode] = {}
 
     def build(t: str) -> MergeNode:
         node = memo.get(t)
         if node is None:
-            made = parts.get(t)
-            if made is None:
+            rank = birth.get(t)
+            if rank is None:
                 node = MergeNode(t)
             else:
-                rank, a, b = made
+                a, b = merges[rank]
                 node = MergeNode(t, rank, build(a), build(b))
             memo[t] = node
         return node
 
     return build(token)
-
-
-def _first_maker(tokenizer: Tokenizer) -> dict[str, tuple[int, str, str]]:
-    cached = getattr(tokenizer, "_first_maker", None)
-    if cached is None:
-        cached = {}
-        for rank, (a, b) in enumerate(tokenizer.merges):
-            cached.setdefault(a + b, (rank, a, b))
-        tokenizer._first_maker = cached  # type: ignore[attr-defined]
-    return cached

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain
 
+from .collector import collector_paused
 from .encoder import MergeStep, RankTable, encode_dropout, encode_ranked, merge_steps
 from .pretokenize import (
     bytes_to_symbols,
@@ -101,7 +102,10 @@ class Tokenizer:
     def merges(self) -> list[tuple[str, str]]:
         """The ordered merge list; a merge's rank is its index."""
         source = self._merges_from
-        return [(a, b) for a, b in (source() if callable(source) else source)]
+        with collector_paused():  # a rank file's: 100,000s of pairs
+            if callable(source):  # a rank file's deriver, which makes a list of pairs
+                return list(source())
+            return [(a, b) for a, b in source]
 
     # ---- vocabulary -------------------------------------------------------------------------
 
@@ -115,28 +119,62 @@ class Tokenizer:
 
     @cached_property
     def base(self) -> list[str]:
-        """Tokens no merge produces: the alphabet the merges start from."""
-        made = {a + b for a, b in self.merges}
-        return [t for t in sorted(self.vocab, key=self.vocab.__getitem__) if t not in made and t != self.unk_token]
+        """Tokens no merge produces: the alphabet the merges start from (not a rank file's `unreachable`)."""
+        made, unreachable = self.birth, self.unreachable
+        return [
+            t for t in sorted(self.vocab, key=self.vocab.__getitem__)
+            if t not in made and t != self.unk_token and t not in unreachable
+        ]
 
     @cached_property
     def birth(self) -> dict[str, int]:
-        """For each token a merge makes, the rank of the first merge that makes it."""
-        out: dict[str, int] = {}
-        for rank, (a, b) in enumerate(self.merges):
-            out.setdefault(a + b, rank)
+        """For each token a merge makes, the rank of the first merge that makes it.
+
+        Merge rank k is step k + 1, for every tokenizer: a rank file's tokens are ranked by id, but
+        its merges (and so `birth`, `encode_word(limit=k)` and `merge_steps`) count from 0 in order.
+        """
+        made = [a + b for a, b in self.merges]
+        out = dict(zip(made, range(len(made))))
+        if len(out) < len(made):  # some token is made twice: its first merge counts
+            out = {}
+            for rank, token in enumerate(made):
+                out.setdefault(token, rank)
         return out
+
+    @cached_property
+    def unreachable(self) -> frozenset[str]:
+        """A rank file's tokens that no merge builds: they have no birth step.
+
+        tiktoken takes a piece of text that is itself a token whole, before any merge, so these
+        still occur (Llama 3 has 678, such as " việc"); merging the piece's bytes never makes them.
+        Empty for merge lists, whose tokens are their alphabet and what their merges make, and for
+        rank tables outside bytes mode (only bytes mode takes a whole piece).
+        """
+        if not (self.table.concat and self.settings.mode == "bytes"):
+            return frozenset()
+        birth = self.birth  # a bytes-mode token is one symbol a byte: longer ones need a merge
+        if len(self.vocab) == len(birth) + 256:  # every token but the bytes is made (cl100k, o200k)
+            return frozenset()
+        return frozenset(t for t in self.vocab if len(t) > 1 and t not in birth and t != self.unk_token)
 
     @cached_property
     def children(self) -> dict[str, list[tuple[str, int]]]:
         """For each token, (made token, rank) of every merge that takes it as a part, by rank."""
+        merges = self.merges
         out: defaultdict[str, list[tuple[str, int]]] = defaultdict(list)  # no empty list made per merge
-        for rank, (left, right) in enumerate(self.merges):
-            entry = (left + right, rank)
-            out[left].append(entry)
-            if right != left:
-                out[right].append(entry)
+        with collector_paused():
+            for rank, (left, right) in enumerate(merges):
+                entry = (left + right, rank)
+                out[left].append(entry)
+                if right != left:
+                    out[right].append(entry)
         return dict(out)
+
+    def children_of(self, token: str) -> list[tuple[str, int]]:
+        """`children[token]` (or []), without building `children` for one token of a large list."""
+        if "children" in self.__dict__ or len(self.merges) < 10_000:
+            return self.children.get(token, [])
+        return [(a + b, rank) for rank, (a, b) in enumerate(self.merges) if a == token or b == token]
 
     # ---- encoding ---------------------------------------------------------------------------
 
@@ -147,12 +185,27 @@ class Tokenizer:
             return list(bytes_to_symbols(word.encode("utf-8")))
         return word_symbols(word, self.settings)
 
+    @cached_property
+    def step_table(self) -> RankTable:
+        """What may merge, ranked by merge step: the k-th merge of `merges` has rank k.
+
+        A merge list's own table. A rank file's `table` ranks each token by its id, which is no
+        step (cl100k's first merge makes token 256; Llama 3's ids skip tokens no merge builds), so
+        this one ranks each token a merge builds by its birth. Both order merges alike, so they
+        encode alike, but for tiktoken's whole-piece rule (see `unreachable`).
+        """
+        return RankTable(self.birth, concat=True) if self.table.concat else self.table
+
     def encode_word(self, word: str, *, limit: int | None = None) -> list[str]:
-        """A normalized word's tokens; `limit` keeps only the first `limit` merges."""
+        """A normalized word's tokens; `limit` keeps only the first `limit` merges of `merges`.
+
+        With no limit, a rank file's word that is itself a token is that token (tiktoken's rule),
+        even one no merge builds; with a limit, the word is what that many merges make of it.
+        """
         require_str(word, what="the word")
         if limit is None:
             return list(self._encode_cached(word)[0])
-        return encode_ranked(self.initial_symbols(word), self.table, limit=limit)
+        return encode_ranked(self.initial_symbols(word), self.step_table, limit=limit)
 
     def _encode_cached(self, word: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
         cache = self._cache
@@ -287,8 +340,12 @@ class Tokenizer:
     # ---- for the explorer -------------------------------------------------------------------
 
     def merge_steps(self, word: str, *, limit: int | None = None) -> list[MergeStep]:
-        """The merges that fire on a normalized word, in order, with the pieces after each."""
-        return merge_steps(self.initial_symbols(word), self.table, limit=limit)
+        """The merges that fire on a normalized word, in order, with the pieces after each.
+
+        Each step's `rank` is the merge's index in `merges` (the `birth` of the token it makes, for
+        a rank file); `limit` keeps the first `limit` merges, as in `encode_word`.
+        """
+        return merge_steps(self.initial_symbols(word), self.step_table, limit=limit)
 
     def dropout(self, word: str, *, p: float, seed: int = 0, samples: int = 1) -> list[list[str]]:
         """`samples` BPE-dropout segmentations of a normalized word, reproducible from `seed`."""

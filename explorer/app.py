@@ -21,24 +21,35 @@ st.html(render.CSS)
 if st.session_state[state.W_PRESENTER]:
     st.html(render.PRESENTER_CSS)
 
-PAGES = [
-    st.Page("views/train.py", title="Watch training", icon=":material/play_circle:", url_path="watch", default=True),
-    st.Page("views/tokenize.py", title="Tokenize", icon=":material/text_fields:", url_path="tokenize"),
-    st.Page("views/corpus.py", title="Corpus", icon=":material/description:", url_path="corpora"),
-    st.Page("views/unseen.py", title="Unseen words", icon=":material/spellcheck:", url_path="unseen-words"),
-    st.Page("views/lessons.py", title="Lessons", icon=":material/school:", url_path="seed-lessons"),
-    st.Page("views/mistakes.py", title="Common mistakes", icon=":material/report:", url_path="common-mistakes"),
-    st.Page("views/language_tax.py", title="Language tax", icon=":material/translate:", url_path="language-tax"),
-    st.Page("views/compare.py", title="Compare tokenizers", icon=":material/compare:", url_path="side-by-side"),
-    st.Page("views/vocabulary.py", title="Vocabulary", icon=":material/table:", url_path="vocab-table"),
-    st.Page("views/overlap.py", title="Vocabulary overlap", icon=":material/join_left:", url_path="vocab-overlap"),
-    st.Page("views/files.py", title="Import and export", icon=":material/swap_vert:", url_path="import-export"),
-    st.Page("views/dropout.py", title="BPE-dropout", icon=":material/shuffle:", url_path="bpe-dropout"),
-]
+WATCH = st.Page("views/train.py", title="Watch training", icon=":material/play_circle:", url_path="watch",
+                default=True)
+PAGES = {
+    "Train and watch": [
+        WATCH,
+        st.Page("views/corpus.py", title="Corpus", icon=":material/description:", url_path="corpora"),
+        st.Page("views/unseen.py", title="Unseen words", icon=":material/spellcheck:", url_path="unseen-words"),
+        st.Page("views/stability.py", title="Training stability", icon=":material/stacked_line_chart:",
+                url_path="training-stability"),
+    ],
+    "Learn": [
+        st.Page("views/lessons.py", title="Lessons", icon=":material/school:", url_path="seed-lessons"),
+        st.Page("views/mistakes.py", title="Common mistakes", icon=":material/report:", url_path="common-mistakes"),
+        st.Page("views/dropout.py", title="BPE-dropout", icon=":material/shuffle:", url_path="bpe-dropout"),
+    ],
+    "Inspect tokenizers": [
+        st.Page("views/tokenize.py", title="Tokenize", icon=":material/text_fields:", url_path="tokenize"),
+        st.Page("views/compare.py", title="Compare tokenizers", icon=":material/compare:", url_path="side-by-side"),
+        st.Page("views/vocabulary.py", title="Vocabulary", icon=":material/table:", url_path="vocab-table"),
+        st.Page("views/overlap.py", title="Vocabulary overlap", icon=":material/join_left:", url_path="vocab-overlap"),
+        st.Page("views/language_tax.py", title="Language tax", icon=":material/translate:", url_path="language-tax"),
+        st.Page("views/audit.py", title="Token audit", icon=":material/fact_check:", url_path="token-audit"),
+        st.Page("views/files.py", title="Import and export", icon=":material/swap_vert:", url_path="import-export"),
+    ],
+}
 # The page files live in views/, not pages/: Streamlit would take a pages/ folder beside this
 # script for an old-style multipage app and answer a server's first deep link with "Page not found".
 page = st.navigation(PAGES)
-animation.follow_jump(PAGES[0])  # a button asked for the animation (`animation.jump_to`)
+animation.follow_jump(WATCH)  # a button asked for the animation (`animation.jump_to`)
 
 with st.sidebar:
     sidebar.render()

@@ -3,11 +3,15 @@
 compression: the compression curve and the collapse step of a training run.
 mistakes: the common mistakes (merge order, no end-of-word marker, longest match, other text).
 segments: how texts split into tokens, and tokens shown as text.
+stability: runs on 1%, 10%, 50% of a corpus against the full run.
+minimal: BPE's cut of each corpus word beside a shortest cut in the same vocabulary.
 stats: a text's bytes, characters, words and tokens (the language tax).
+undertrained: under-trained token candidates (never produced on a corpus; unreachable alone).
 vocabulary: the vocabulary table, a token's life story, BPE-dropout.
 Greedy longest match lives in `bpe_core.analysis.longest_match` (imported from there, not re-exported).
 """
 from .compression import Curve, collapse_step, compression_curve
+from .minimal import MinimalReport, WordSplit, minimal_segmentation, minimal_vs_bpe, shortest_split
 from .mistakes import (
     Mismatch,
     TryIt,
@@ -36,7 +40,9 @@ from .segments import (
     token_text,
     visible_whitespace,
 )
+from .stability import Divergence, FractionStability, Stability, stability, stability_from_counts
 from .stats import TextStats, text_stats
+from .undertrained import RareToken, Unreachable, rare_tokens, token_counts, unreachable_tokens
 from .vocabulary import (
     DropoutDistribution,
     DropoutOutcome,
@@ -55,13 +61,20 @@ __all__ = [
     "ComparedToken",
     "Comparison",
     "Curve",
+    "Divergence",
     "DropoutDistribution",
     "DropoutOutcome",
+    "FractionStability",
     "LifeStory",
+    "MinimalReport",
     "Mismatch",
+    "RareToken",
+    "Stability",
     "TextStats",
     "TryIt",
+    "Unreachable",
     "VocabRow",
+    "WordSplit",
     "around_first_difference",
     "boundaries",
     "bytes_text",
@@ -74,18 +87,26 @@ __all__ = [
     "hex_bytes",
     "life_story",
     "marker_rows",
+    "minimal_segmentation",
+    "minimal_vs_bpe",
     "mismatch",
     "nearly_unused",
     "order_rows",
+    "rare_tokens",
+    "shortest_split",
     "split_characters",
+    "stability",
+    "stability_from_counts",
     "text_stats",
     "token_bytes_of",
     "token_count_curve",
+    "token_counts",
     "token_segments",
     "token_text",
     "token_usage",
     "tokens_per_word",
     "try_it_yourself",
+    "unreachable_tokens",
     "visible_whitespace",
     "vocabulary_table",
     "with_extra",

@@ -6,19 +6,30 @@ state after t merges, so a token made by the merge of rank r first appears at st
 """
 from __future__ import annotations
 
+import operator
 import unicodedata
 from bisect import bisect_left
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import lru_cache
+from itertools import compress, count, repeat
+from typing import NamedTuple
 
+from ..collector import collector_paused
 from ..encoder import encode_ranked, merge_steps
 from ..hierarchy import MergeNode, merge_tree
 from ..model import Tokenizer
 from ..pretokenize import char_to_byte
 from ..settings import BPEError
-from .segments import DOTTED_CIRCLE, SHOWN_WHITESPACE, _symbol_bytes, _utf8_parts, display_token
+from .segments import (
+    DOTTED_CIRCLE,
+    SHOWN_WHITESPACE,
+    _symbol_bytes,
+    _utf8_parts,
+    display_token,
+    visible_whitespace,
+)
 
 # Words with more symbols than this are encoded once per curve point (the engine's heap encoder);
 # shorter ones are stepped through once, which is quadratic in their length but runs only once.
@@ -31,62 +42,55 @@ _MAX_DROPOUT_SAMPLES = 100_000
 def token_count_curve(tokenizer: Tokenizer, text: str, *, points: int = 50) -> list[tuple[int, int]]:
     """(merges used, tokens in `text`) for up to `points` merge counts from 0 to all merges.
 
-    Each value equals `len(tokenizer.encode(text, limit=k))`, and the last one `len(tokenizer.encode(text))`
-    (they differ only for tiktoken rank files, whose full encoding takes a piece that is itself
-    a token whole). Encoding with the first k merges applies a prefix of the full encoding's
-    merge steps (it stops at the first step of rank >= k), so each distinct word is stepped
-    through once and every k is read off that one run.
+    Each value equals `len(tokenizer.encode(text, limit=k))`, but the last, `len(tokenizer.encode(text))`
+    (they differ only for a rank file with tokens no merge builds, `Tokenizer.unreachable`: its full
+    encoding takes a piece that is itself a token whole). Encoding with the first k merges applies
+    a prefix of the full encoding's merge steps (it stops at the first step of rank >= k), so each
+    distinct word is stepped through once and every k is read off that one run.
     """
     if isinstance(points, bool) or not isinstance(points, int) or points < 2:
         raise BPEError("a token-count curve needs at least 2 points")
     total = len(tokenizer.merges)
     ks = sorted({round(i * total / (points - 1)) for i in range(points)})
-    limits = [_limit_after(tokenizer, k) for k in ks]
     counts = [0] * len(ks)
-    table = tokenizer.table
+    table = tokenizer.step_table
     last = len(ks) - 1  # k = all merges: the tokenizer's own full encoding
     for word, n in Counter(tokenizer.words_of(text)).items():
         counts[last] += n * len(tokenizer.encode_word(word))
         symbols = tokenizer.initial_symbols(word)
         if len(symbols) > _STEP_ONCE_MAX:
-            for j, limit in enumerate(limits[:last]):
+            for j, limit in enumerate(ks[:last]):  # merge rank < k: the first k merges
                 counts[j] += n * len(encode_ranked(symbols, table, limit=limit))
             continue
         # reach[i]: the highest rank among the first i + 1 steps; non-decreasing.
         reach: list[int] = []
         for step in merge_steps(symbols, table):
             reach.append(max(step.rank, reach[-1]) if reach else step.rank)
-        for j, limit in enumerate(limits[:last]):
+        for j, limit in enumerate(ks[:last]):
             counts[j] += n * (len(symbols) - bisect_left(reach, limit))
     return list(zip(ks, counts))
-
-
-def _limit_after(tokenizer: Tokenizer, k: int) -> int:
-    """The encoder `limit` that allows exactly the first k merges of the merge list."""
-    if not tokenizer.table.concat or k == 0:
-        return k
-    # tiktoken-style tables rank the merged token itself; the merge list is sorted by that rank.
-    left, right = tokenizer.merges[k - 1]
-    return tokenizer.table.ranks[left + right] + 1
 
 
 # ---- the vocabulary --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class VocabRow:
-    """One vocabulary entry: how it was made, what it is made into, and how much it is used."""
+class VocabRow(NamedTuple):
+    """One vocabulary entry: how it was made, what it is made into, and how much it is used.
+
+    A named tuple, not a dataclass: a 200,000-token vocabulary is 200,000 of them, made at once.
+    """
 
     id: int
     token: str
     display: str  # `display_token`'s text
-    rank: int | None  # the merge that first made it; None for base symbols and <unk>
-    count: int | None  # how often its pair occurred when merged; None without a trace
+    rank: int | None  # the merge that first made it; None for base symbols, <unk> and `unreachable`
+    count: int | None  # type: ignore[assignment]  # pair count when merged (shadows tuple.count); None without a trace
     chars: int  # characters it stands for (no end-of-word marker; bytes mode: valid UTF-8 only)
     n_bytes: int  # UTF-8 bytes it stands for (no end-of-word marker)
     uses: int | None  # occurrences in the corpus after training; None without word counts
     parents: tuple[str, str] | None  # (left, right) of the merge that made it
     children: tuple[str, ...]  # tokens whose merge takes it as left or right part, by rank
+    unreachable: bool = False  # a rank file's token no merge builds (`Tokenizer.unreachable`)
 
     @property
     def kept(self) -> float | None:
@@ -140,34 +144,79 @@ def vocabulary_table(tokenizer: Tokenizer, word_counts: Mapping[str, int] | None
     """One row per vocabulary token, in id order.
 
     `uses` comes from `word_counts` when given, else from the training run's own final counts,
-    else it is None (an imported tokenizer with no corpus).
+    else it is None (an imported tokenizer with no corpus). Built a column at a time, mostly by
+    `map` over C functions: o200k's 200,000 rows take a fraction of a second.
     """
     usage = _usage(tokenizer, word_counts)
-    # Looked up once: a 200,000-token vocabulary makes every attribute access count.
-    children, birth, merges, trace = tokenizer.children, tokenizer.birth, tokenizer.merges, tokenizer.trace
-    shown = partial(_shown_bytes_with_size, table=_symbol_to_latin1()) if tokenizer.settings.mode == "bytes" else None
-    unk, traced = tokenizer.unk_token, len(trace)
-    rows = []
-    for token, token_id in sorted(tokenizer.vocab.items(), key=lambda item: item[1]):
-        rank = birth.get(token)
-        sized = shown(token) if shown is not None and token != unk else None
-        display, chars, n_bytes = sized or _shown_with_size(tokenizer, token)
-        made = children.get(token)
-        rows.append(
-            VocabRow(  # by position, in field order: id, token, display, rank, count, chars, n_bytes, uses, ...
-                token_id,
-                token,
-                display,
-                rank,
-                trace[rank].count if rank is not None and rank < traced else None,
-                chars,
-                n_bytes,
-                usage.get(token, 0) if usage is not None else None,
-                merges[rank] if rank is not None else None,  # parents
-                tuple(dict.fromkeys([child for child, _ in made])) if made else (),  # children
-            )
-        )
-    return rows
+    with collector_paused():  # 200,000 rows of lasting tuples: see `collector_paused`
+        return _table(tokenizer, usage)
+
+
+def _table(tokenizer: Tokenizer, usage: Mapping[str, int] | None) -> list[VocabRow]:
+    vocab, birth, merges, trace = tokenizer.vocab, tokenizer.birth, tokenizer.merges, tokenizer.trace
+    ids = list(vocab.values())
+    if any(map(operator.gt, ids, ids[1:])):  # rank files and trained tokenizers are in id order already
+        ids.sort()
+    token_of = tokenizer.id_to_token
+    tokens = list(map(token_of.__getitem__, ids))
+    n = len(tokens)
+    ranks = list(map(birth.get, tokens))
+    display, chars, n_bytes = _shown_columns(tokenizer, tokens)
+    traced = len(trace)
+    counts = [trace[r].count if r is not None and r < traced else None for r in ranks] if traced else [None] * n
+    uses = list(map(usage.get, tokens, repeat(0))) if usage is not None else [None] * n
+    parents = [merges[r] if r is not None else None for r in ranks]
+    unreachable = tokenizer.unreachable
+    flags = list(map(unreachable.__contains__, tokens)) if unreachable else [False] * n
+    columns = zip(ids, tokens, display, ranks, counts, chars, n_bytes, uses, parents,
+                  _children_column(tokenizer, tokens), flags)
+    return list(map(tuple.__new__, repeat(VocabRow), columns))  # VocabRow._make, without a call per row
+
+
+def _children_column(tokenizer: Tokenizer, tokens: list[str]) -> list[tuple[str, ...]]:
+    """For each token, the distinct tokens built on it, by rank (`Tokenizer.children` without ranks,
+    made here with no tuple per merge: a third of the time for 200,000 merges)."""
+    merges, birth = tokenizer.merges, tokenizer.birth
+    unique = len(birth) == len(merges)  # no token made twice: `birth` lists the made tokens in rank order
+    made = list(birth) if unique else [a + b for a, b in merges]
+    built_on: defaultdict[str, list[str]] = defaultdict(list)
+    for token, (left, right) in zip(made, merges):
+        built_on[left].append(token)
+        if right != left:
+            built_on[right].append(token)
+    lists = map(built_on.get, tokens, repeat(()))
+    return list(map(tuple, lists)) if unique else [tuple(dict.fromkeys(m)) for m in lists]
+
+
+def _shown_columns(tokenizer: Tokenizer, tokens: list[str]) -> tuple[list[str], list[int], list[int]]:
+    """`_shown_with_size` of every token, as three columns (display, characters, bytes)."""
+    if tokenizer.settings.mode != "bytes":
+        sized = [_shown_with_size(tokenizer, t) for t in tokens]
+        return [s[0] for s in sized], [s[1] for s in sized], [s[2] for s in sized]
+    # Bytes mode: every token decoded at once, column by column; only the few tokens that are no
+    # valid UTF-8 (parts of characters), hold U+FFFD or are no byte symbols go one at a time.
+    latin1 = list(map(str.translate, tokens, repeat(_symbol_to_latin1())))
+    data = list(map(str.encode, latin1, repeat("latin-1"), repeat("replace")))
+    texts = list(map(bytes.decode, data, repeat("utf-8"), repeat("replace")))
+    display = list(map(str.replace, texts, repeat(" "), repeat(SHOWN_WHITESPACE[" "])))
+    chars = list(map(len, texts))
+    n_bytes = list(map(len, data))
+    # Slow: U+FFFD (bytes that are no UTF-8, or a real U+FFFD) or a letter that is no byte symbol.
+    slow = set(compress(count(), map(operator.or_, map(operator.contains, texts, repeat("\ufffd")),
+                                     map(operator.contains, latin1, repeat("\uffff")))))
+    odd = list(compress(count(), map(operator.not_, map(str.isprintable, texts))))
+    unk = tokenizer.unk_token
+    if unk is not None and unk in tokenizer.vocab:
+        slow.add(tokens.index(unk))  # its letters may be byte symbols, but it stands for no bytes
+    for i in odd:  # valid UTF-8 with whitespace or invisible characters: each shown as `char_segment` does
+        display[i] = visible_whitespace(texts[i])
+    for i in slow:
+        display[i], chars[i], n_bytes[i] = _shown_with_size(tokenizer, tokens[i])
+    for i in compress(count(), map(operator.not_, map(str.isascii, texts))):
+        t = texts[i]  # a leading combining mark gets a dotted circle (`token_segments`)
+        if not t[0].isascii() and unicodedata.category(t[0])[0] == "M" and i not in slow:
+            display[i] = DOTTED_CIRCLE + display[i]
+    return display, chars, n_bytes
 
 
 def nearly_unused(rows: Sequence[VocabRow], *, threshold: float = 0.25) -> list[VocabRow]:
@@ -220,7 +269,7 @@ def life_story(tokenizer: Tokenizer, token: str, word_counts: Mapping[str, int] 
         rank=rank,
         count=_count_at(tokenizer, rank),
         parents=tokenizer.merges[rank] if rank is not None else None,
-        children=tuple(tokenizer.children.get(token, ())),
+        children=tuple(tokenizer.children_of(token)),
         uses=uses,
         tree=merge_tree(tokenizer, token),
         step=rank + 1 if rank is not None else 0,
@@ -289,26 +338,6 @@ def _symbol_to_latin1() -> dict[int, int]:
     table = dict.fromkeys(range(256), 0xFFFF)
     table.update({ord(ch): byte for ch, byte in char_to_byte().items()})
     return table
-
-
-def _shown_bytes_with_size(token: str, *, table: dict[int, int]) -> tuple[str, int, int] | None:
-    """`_shown_with_size` of a bytes-mode token that is printable UTF-8, fast; None for any other.
-
-    Printable text (`str.isprintable`: no control, format, private-use, unassigned or separator
-    character but the space) shows as itself with each space a `·`, and a dotted circle before
-    a leading combining mark, exactly as `display_token` draws it.
-    """
-    try:
-        data = token.translate(table).encode("latin-1")  # `table` is _symbol_to_latin1()
-        text = data.decode("utf-8")
-    except UnicodeError:  # a special token (no byte symbols), or bytes that are no whole characters
-        return None
-    if not text or not text.isprintable() or "\ufffd" in text:
-        return None
-    display = text.replace(" ", SHOWN_WHITESPACE[" "]) if " " in text else text
-    if not text[0].isascii() and unicodedata.category(text[0]).startswith("M"):
-        display = DOTTED_CIRCLE + display
-    return display, len(text), len(data)
 
 
 def _shown_with_size(tokenizer: Tokenizer, token: str) -> tuple[str, int, int]:

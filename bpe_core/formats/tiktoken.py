@@ -67,8 +67,19 @@ def tokenizer_from_ranks(
     merge files. `merges` replaces `derive_merges` as the function of the vocabulary that does it
     (the built-in tokenizers keep the result on disk).
     """
-    derive = merges or derive_merges
     vocab = {bytes_to_symbols(token): rank for token, rank in ranks.items()}
+    return tokenizer_from_vocab(vocab, pretokenizer=pretokenizer, normalization=normalization, merges=merges)
+
+
+def tokenizer_from_vocab(
+    vocab: dict[str, int],
+    *,
+    pretokenizer: str = "gpt4",
+    normalization: str = "none",
+    merges: Callable[[dict[str, int]], list[tuple[str, str]]] | None = None,
+) -> Tokenizer:
+    """`tokenizer_from_ranks` of ranks already written in byte symbols ({symbols: rank})."""
+    derive = merges or derive_merges
     settings = Settings(mode="bytes", pretokenizer=pretokenizer, normalization=normalization)
     return Tokenizer(
         settings=settings,

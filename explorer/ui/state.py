@@ -7,7 +7,7 @@ Three kinds of key:
   bound to an owned value (`bind`): it starts from it and writes back to it on change.
 * each page's own keys, named after the page (`CMP_` compare, `IO_` import and export, `VOC_`
   vocabulary, `DROP_` BPE-dropout, `PICK_` the tokenizer picker, `ANIM_` the player, `TOK_` tokenize,
-  `OVL_` vocabulary overlap, `TAX_` language tax).
+  `OVL_` vocabulary overlap, `TAX_` language tax, `STAB_` training stability, `AUD_` token audit).
 
 Nothing here imports Streamlit: a session is any mutable mapping, so this is tested on a dict.
 """
@@ -172,6 +172,21 @@ TAX_CHART = "tax_chart"
 TAX_DEFAULT_CHOSEN = ("builtin:gpt2", "builtin:cl100k_base", "builtin:o200k_base", "builtin:llama3", "builtin:qwen3",
                       "sidebar")
 
+# ---- Training stability (views/stability.py): values, widgets ------------------------------------
+STAB_WANTED = "stab_wanted"  # (corpus digest, request key) whose runs on 1%, 10%, 50% were asked for
+STAB_RESULT = "stab_result"  # ((corpus digest, request key), analysis.Stability): the last comparison
+STAB_RUN, STAB_CHART, STAB_TABLE = "stab_run", "stab_chart", "stab_table"  # the button, the chart, the table
+
+# ---- Token audit (views/audit.py): value, widget ------------------------------------------------
+AUD_TOKENIZER, AUD_W_TOKENIZER = "aud_tokenizer", "aud_w_tokenizer"  # picker key of the tokenizer audited
+AUD_CORPUS, AUD_W_CORPUS = "aud_corpus", "aud_w_corpus"  # corpus key of the reference corpus; "": the sidebar's
+AUD_MB, AUD_W_MB = "aud_mb", "aud_w_mb"  # the reference corpus is cut to its first this many MB
+AUD_THRESHOLD, AUD_W_THRESHOLD = "aud_threshold", "aud_w_threshold"  # "rare": produced at most this many times
+AUD_RARE_SEARCH, AUD_W_RARE_SEARCH = "aud_rare_search", "aud_w_rare_search"
+AUD_UNREACH_SEARCH, AUD_W_UNREACH_SEARCH = "aud_unreach_search", "aud_w_unreach_search"
+AUD_MEMO = "aud_memo"  # {(tokenizer ident, corpus digest, bytes, threshold): (tokenizer, display.audit.Audit)}
+AUD_RUN = "aud_run"  # the button that runs a large audit
+
 # ---- the player (ui/animation.py), beside STEP, PLAYING and SPEED ------------------------------
 ANIM_PLAYER = "anim_player"  # the component's key
 ANIM_SEEN = "anim_seen"  # (trained key, step, playing) as the player last reported it or was told it
@@ -241,6 +256,12 @@ DEFAULTS: dict[str, Any] = {
     TAX_CHOSEN: TAX_DEFAULT_CHOSEN,
     TAX_METRIC: "premium",
     TAX_CORPUS: False,
+    AUD_TOKENIZER: "",
+    AUD_CORPUS: "",
+    AUD_MB: 5.0,
+    AUD_THRESHOLD: 0,
+    AUD_RARE_SEARCH: "",
+    AUD_UNREACH_SEARCH: "",
 }
 # Values a session must not share with another: each session gets a new one.
 FRESH: dict[str, Callable[[], Any]] = {USER_CORPORA: dict, PICK_UPLOADED: dict, TRAIN_CACHE: OrderedDict}

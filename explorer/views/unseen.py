@@ -1,8 +1,6 @@
 """Unseen words: how a tokenizer (trained here, uploaded or built in) splits words it may never have seen, and why."""
 from __future__ import annotations
 
-from dataclasses import replace
-
 import streamlit as st
 
 from bpe_core import merge_tree
@@ -25,10 +23,7 @@ if source != picker.SIDEBAR or not sidebar_shown:
     picker.show_about(source)
 tok = picker.tokenizer_or_stop(source)
 byte_level = tok.settings.mode == "bytes"
-# A rank file (cl100k and the other built-ins but GPT-2) ranks its merges by token id, not by step:
-# its words are shown whole, with their merge trees, but without the "after k merges" timeline.
-by_rank = tok.table.concat
-steps = 0 if by_rank else len(tok.merges)
+steps = len(tok.merges)  # step k is the k-th merge, for rank files (the built-ins) too
 
 st.text_input("Words to encode (split into words as this tokenizer splits text)", key=state.W_WORDS,
               on_change=state.bind(ss, state.W_WORDS, state.WORDS))
@@ -45,9 +40,6 @@ if ss[state.TIMELINE] is None or ss[state.TIMELINE] > steps or ss.get(state.TIME
 if steps:
     st.slider("Timeline: each word after k merges (drag to watch it being built)", 0, steps, key=state.W_TIMELINE,
               on_change=state.bind(ss, state.W_TIMELINE, state.TIMELINE))
-elif by_rank:
-    st.caption("This tokenizer comes from a rank file, which orders its tokens, not its training steps: no "
-               "\"after k merges\" timeline here. The merge trees show how each piece is built.")
 k = ss[state.TIMELINE]
 counts = {m.rank: m.count for m in tok.trace}
 
@@ -67,6 +59,11 @@ for index, word in enumerate(words):
             st.html(chips_html(chips, byte_level=byte_level, show_id=True))
             if unknown:
                 st.caption("Red pieces were never seen in training: they become the unknown token.")
+            whole = [p for p in pieces if p in tok.unreachable]
+            if whole:
+                names = ", ".join(md_escape(cap_token(token_text(p, byte_level=byte_level))) for p in whole)
+                st.caption(f"No merge builds {names}: the vocabulary lists it, and a word that is itself a token is "
+                           "taken whole, before any merge. It has no step, and its tree is one node.")
             if steps:
                 at_k = tok.encode_word(word, limit=k)
                 st.markdown(f"**After {k:,} merge{'s' * (k != 1)}**")
@@ -97,8 +94,6 @@ for index, word in enumerate(words):
                 width="stretch",
             )
         built = tok.merge_steps(word)
-        if by_rank:  # number each merge by the step that made its token, as the trees and chips do
-            built = [replace(b, rank=tok.birth.get(b.left + b.right, b.rank)) for b in built]
         st.markdown("**How it was built:** the merges that fired, in order")
         if built:
             st.dataframe(tables.built_table(built, tok), hide_index=True, width="stretch", placeholder=tables.EMPTY)

@@ -54,7 +54,9 @@ st.dataframe(frame, hide_index=True, width="stretch", height=360, key=state.VOC_
 st.caption(f"{len(found):,} of {len(rows):,} tokens. Click a column name to sort; click a row to see its life story "
            "below. Step: the merge that made the token (step k is the k-th merge). Uses: occurrences in the training "
            "corpus after training (all merges applied). Step and count are "
-           f"{view.EMPTY} for base symbols, which no merge made.")
+           f"{view.EMPTY} for base symbols, which no merge made"
+           + (f", and for the {len(tok.unreachable):,} tokens no merge builds: the file lists them, and a piece of "
+              "text that is itself one of them is taken whole." if tok.unreachable else "."))
 
 left, right = st.columns(2, gap="large")
 with left:
@@ -97,7 +99,8 @@ def chips(tokens: list[str]) -> str:
 with st.container(border=True):
     st.html(f'<div class="bpe-merge">{chips([story.token])}</div>')
     metrics = st.columns(4)
-    metrics[0].metric("Born at step", f"{story.step:,}" if story.rank is not None else "base symbol",
+    metrics[0].metric("Born at step", f"{story.step:,}" if story.rank is not None else
+                      "no merge builds it" if row.unreachable else "base symbol",
                 help="Step k is the k-th merge: the animation at step k shows the vocabulary after k merges, "
                      "this token included.")
     metrics[1].metric("Pair count when merged", "—" if story.count is None else f"{story.count:,}")
@@ -109,7 +112,9 @@ with st.container(border=True):
             st.markdown(f"**Parents** (joined at step {story.step:,})")
             st.html(chips(list(story.parents)))
         else:
-            what = "the unknown token" if story.token == tok.unk_token else "a base symbol"
+            what = ("the unknown token" if story.token == tok.unk_token else
+                    "a token no merge builds: the vocabulary lists it, and text that is itself this token is taken "
+                    "whole" if row.unreachable else "a base symbol")
             st.markdown(f"**Parents:** none, it is {what}")
         if story.children:
             shown = story.children[:40]

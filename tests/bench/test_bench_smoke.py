@@ -1,4 +1,4 @@
-"""Smoke test of the benchmarks: both scripts run in --quick mode and report agreement.
+"""Smoke test of the benchmarks: each script runs in --quick mode and reports agreement.
 
 A correctness check only: timings are never asserted (the machine is shared and noisy).
 """
@@ -56,3 +56,53 @@ def test_encode_benchmark_quick(tmp_path: Path) -> None:
         assert t["ids_identical"], t.get("mismatch_context", t["first_mismatch"])
         assert t["tokens"] > 0
     assert data["all_identical"] is True
+
+
+def test_builtin_benchmark_quick(tmp_path: Path) -> None:
+    """Every built-in's ids agree with its production encoder's, and the Vocabulary page's pieces run."""
+    require("quicktok")
+    require("tiktoken")
+    require_cl100k()
+    data = _run("bench_builtin.py", tmp_path / "builtin.json")
+    rows = {row["name"]: row for row in data["builtins"]}
+    assert list(rows) == ["gpt2", "cl100k_base", "o200k_base", "llama3", "qwen3"]
+    assert all(row["agree"] and row["tokens"] > 0 for row in rows.values()), rows
+    assert rows["cl100k_base"]["same_ids"] == {"quicktok": True, "tiktoken": True}
+    assert rows["llama3"]["same_ids"]["tiktoken"] is True  # Meta's reference (quicktok departs from it)
+    page = data["vocabulary_page_o200k"]
+    assert page["rows"] == 199_998 and set(page["first"]) > set(page["cached"])
+
+
+def test_overlap_benchmark_quick(tmp_path: Path) -> None:
+    require("quicktok")
+    require_cl100k()
+    data = _run("bench_overlap.py", tmp_path / "overlap.json")
+    pairs = {(p["a"], p["b"]): p for p in data["pairs"]}
+    assert set(pairs) == {("gpt2", "cl100k_base"), ("o200k_base", "qwen3")}
+    assert all(p["agree"] for p in pairs.values())
+    assert pairs[("gpt2", "cl100k_base")]["sizes"] == [50_257, 100_256]
+
+
+def test_language_tax_benchmark_quick() -> None:
+    """The printed tables agree with the engine: English pays no premium, and o200k's tokens per
+    character for English are `text_stats`'s own."""
+    require("quicktok")
+    require_cl100k()
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_language_tax.py"), "--quick"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    per_char, premium = proc.stdout.split("Tokens per character\n")[1].split("\n\nPremium over English")
+    header, *lines = per_char.splitlines()
+    columns = header.split()[1:]
+    assert columns == ["gpt2", "cl100k_base", "o200k_base", "llama3", "qwen3", "ours-bytes-2k"]
+    assert len(lines) >= 12
+    english = next(line for line in premium.splitlines() if line.startswith("English"))
+    assert english.split()[-len(columns):] == ["1.00"] * len(columns)
+
+    from bpe_core.analysis import text_stats
+    from bpe_core.builtin import load_builtin
+    from sample_corpora import load_parallel
+
+    english_per_char = next(line for line in lines if line.startswith("English")).split()[-len(columns):]
+    stats = text_stats(load_builtin("o200k_base"), load_parallel()["en"])
+    assert english_per_char[columns.index("o200k_base")] == f"{stats.tokens_per_character:.3f}"

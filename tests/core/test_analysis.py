@@ -23,6 +23,7 @@ from bpe_core.analysis import (
     vocabulary_table,
 )
 from bpe_core.analysis.segments import bytes_segments
+from bpe_core.encoder import encode_ranked
 from bpe_core.formats.tiktoken import tokenizer_from_ranks
 from bpe_core.pretokenize import bytes_to_symbols, count_words
 from tests.conftest import SEED000
@@ -312,12 +313,17 @@ def test_token_count_curve_on_a_rank_file_tokenizer():
     tok = tokenizer_from_ranks(ranks, pretokenizer="gpt2")
     text = "lower newest lowest xyz"
     curve = token_count_curve(tok, text, points=len(tok.merges) + 1)
-    # k merges of the derived merge list = every token ranked up to the k-th merge's token.
-    expected = [len(tok.encode(text, limit=0))]
-    for a, b in tok.merges:
-        expected.append(len(tok.encode(text, limit=tok.vocab[a + b] + 1)))
+    assert tok.unreachable == {"est", "Ġxyz"}  # no "es" or "st" to build "est" from
+    assert len(tok.merges) == 6
+    expected = [len(tok.encode(text, limit=k)) for k in range(len(tok.merges) + 1)]
+    assert expected == [23, 21, 19, 18, 17, 16, 15]
     assert [n for _, n in curve][:-1] == expected[:-1]
     assert curve[-1][1] == len(tok.encode(text)) == expected[-1] - 3  # " xyz" whole, not 4 bytes
+    # k merges of the derived merge list = every token ranked (by id) up to the k-th merge's token.
+    words = tok.words_of(text)
+    for k, (a, b) in enumerate(tok.merges, start=1):
+        by_id = [encode_ranked(tok.initial_symbols(w), tok.table, limit=tok.vocab[a + b] + 1) for w in words]
+        assert [tok.encode_word(w, limit=k) for w in words] == by_id
 
 
 # ---- one token's life -----------------------------------------------------------------------

@@ -16,7 +16,7 @@ from pydoc_data.topics import topics
 
 import pytest
 
-from bpe_core import BPEError, Settings, train
+from bpe_core import BPEError, Settings, merge_tree, train
 from bpe_core.analysis.segments import display_token
 from bpe_core.analysis.vocabulary import vocabulary_table
 from bpe_core.builtin import builtin_info, builtin_names, cache_dir, forget_loaded, is_builtin, load_builtin
@@ -84,7 +84,8 @@ LLAMA3_PATTERN = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N
 
 
 def test_llama3_is_tiktokens_rank_bpe_where_quicktok_departs_from_it(quicktok, texts):
-    """Llama 3 appended 28k tokens its merges cannot reach; quicktok's encoder sometimes emits them.
+    """Llama 3 appended 28k tokens to cl100k's, 678 of which its merges cannot reach; quicktok's
+    encoder sometimes emits them.
 
     tiktoken, given quicktok's own ranks and Meta's pattern, is Meta's reference: ours follows it.
     """
@@ -214,9 +215,34 @@ def test_derived_merges_are_cached_and_a_corrupt_merges_cache_is_derived_again(q
     first = path.read_bytes()
     forget_loaded()
     assert load_builtin("qwen3").merges == merges
-    path.write_bytes(first.replace(b"\n1 ", b"\n2 ", 1))
+    assert first.split(b"\n", 1)[0].endswith(b" u32le") and len(first.split(b"\n", 1)[1]) == 8 * len(merges)
+    path.write_bytes(first[:-1] + bytes([first[-1] ^ 1]))  # one id changed: its digest no longer fits
     forget_loaded()
     assert load_builtin("qwen3").merges == merges and path.read_bytes() == first
+    path.write_bytes(first.split(b" u32le")[0] + b"\n1 2\n")  # the older text layout: derived again
+    forget_loaded()
+    assert load_builtin("qwen3").merges == merges and path.read_bytes() == first
+
+
+def test_the_table_in_byte_symbols_is_cached_and_a_corrupt_one_is_written_again(quicktok, fresh_cache, monkeypatch):
+    """A cached load reads the table in byte symbols (no base64 to decode); a damaged file is remade."""
+    from bpe_core.formats import builtin
+
+    tok = load_builtin("o200k_base")
+    vocab, ids = dict(tok.vocab), tok.encode_ids("Hello world, naïve café 日本語")
+    path = fresh_cache / "o200k_base.symbols"
+    first = path.read_bytes()
+    assert first.count(b"\n") == 199_998  # the header, then one token a line
+    decoded = []
+    real = builtin._read_cache
+    monkeypatch.setattr(builtin, "_read_cache", lambda *args: decoded.append(args) or real(*args))
+    forget_loaded()
+    assert load_builtin("o200k_base").vocab == vocab and decoded == []
+    path.write_bytes(first.replace("Ġthe".encode(), "Ġtha".encode(), 1))  # damaged: its digest no longer fits
+    forget_loaded()
+    again = load_builtin("o200k_base")
+    assert again.vocab == vocab and again.encode_ids("Hello world, naïve café 日本語") == ids
+    assert len(decoded) == 1 and path.read_bytes() == first
 
 
 @pytest.mark.parametrize(("name", "module", "package"), [
@@ -266,3 +292,77 @@ def test_trained_with_a_new_pattern_exports_to_tokenizers_alike(settings, texts,
     assert tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json")).encode(held_out).ids == (
         tok.encode(held_out).ids)
     assert load_any(tmp_path / "tokenizer.json").settings == settings
+
+
+# ---- one numbering of merges for rank files ------------------------------------------------
+
+CL100K_WORDS = [" lowest", " tokenization", "strawberry", " unbelievable", "Hello", " 12345", " 日本語"]
+
+
+def _coarsens(finer: list[str], coarser: list[str]) -> bool:
+    """Whether `coarser` only joins neighbouring pieces of `finer` (the same text, fewer cuts)."""
+    def cuts(pieces: list[str]) -> set[int]:
+        out, at = set(), 0
+        for piece in pieces[:-1]:
+            at += len(piece)
+            out.add(at)
+        return out
+
+    return "".join(finer) == "".join(coarser) and cuts(coarser) <= cuts(finer)
+
+
+def test_a_rank_files_steps_are_its_merges_in_order():
+    """Step k is the k-th merge for cl100k too, not its token id: its first merge makes token 256."""
+    require_cl100k()
+    tok = load_builtin("cl100k_base")
+    assert len(tok.merges) == 100_000 and not tok.unreachable
+    assert all(tok.birth[t] == i - 256 for t, i in tok.vocab.items() if i >= 256)
+    steps = tok.merge_steps(" lowest")
+    assert [s.rank + 1 for s in steps] == [12, 71, 108, 223, 3173, 15566]  # ids 267, 326, ..., 15821
+    assert [s.left + s.right for s in steps][:2] == ["st", "Ġl"]
+    for word in CL100K_WORDS:
+        steps = tok.merge_steps(word)
+        assert [s.rank for s in steps] == [tok.birth[s.left + s.right] for s in steps], word
+        final = tok.encode_word(word)
+        assert list(steps[-1].pieces) == final
+        assert tok.encode_word(word, limit=len(tok.merges)) == final
+        # The word after k merges, at each step that fires and just before it: it only ever coarsens.
+        ks = sorted({0, len(tok.merges)} | {s.rank for s in steps} | {s.rank + 1 for s in steps})
+        timeline = [tok.encode_word(word, limit=k) for k in ks]
+        assert all(_coarsens(a, b) for a, b in zip(timeline, timeline[1:])), word
+        # After k merges the word is a prefix of its steps: up to the first one of rank >= k.
+        reach = 0
+        for i, s in enumerate(steps):
+            reach = max(reach, s.rank + 1)
+            if i + 1 == len(steps) or steps[i + 1].rank + 1 > reach:
+                assert tok.encode_word(word, limit=reach) == list(s.pieces), (word, reach)
+            assert s.left + s.right not in tok.encode_word(word, limit=s.rank)  # not before its step
+    assert tok.merge_steps("strawberry", limit=240) == tok.merge_steps("strawberry")[:2]  # steps 6 and 12
+
+
+def test_llama3s_tokens_no_merge_builds_have_no_step(quicktok):
+    tok = load_builtin("llama3")
+    assert len(tok.unreachable) == 678 and len(tok.merges) == 128_000 - 256 - 678
+    assert len(tok.base) == 256  # the bytes; the unreachable tokens are no alphabet
+    token = tok.id_to_token[100_421]  # ".:.:", the first of them
+    assert token in tok.unreachable and token not in tok.birth
+    assert tok.birth[tok.id_to_token[100_422]] == 100_422 - 256 - 1  # later ids are one step earlier
+    viec = " việc"
+    whole = tok.encode_word(viec)
+    assert len(whole) == 1 and whole[0] in tok.unreachable  # tiktoken's rule: the piece is a token
+    assert tok.encode_word(viec, limit=len(tok.merges)) == ["Ġvi", "á»ĩ", "c"]  # what the merges make
+    assert list(tok.merge_steps(viec)[-1].pieces) == ["Ġvi", "á»ĩ", "c"]
+    assert [s.rank for s in tok.merge_steps(viec)] == [92, 3099, 4824, 26042]
+    assert merge_tree(tok, whole[0]).is_base  # no merge to draw
+
+
+def test_one_tokens_children_without_building_every_tokens(quicktok):
+    """The Vocabulary page's first life story scans the merges rather than index all 200k tokens."""
+    forget_loaded()
+    tok = load_builtin("o200k_base")
+    scanned = tok.children_of("Ġl")
+    assert "children" not in vars(tok)  # not built for one token
+    assert scanned == tok.children["Ġl"] and len(scanned) > 100
+    assert all(made.startswith("Ġl") or made.endswith("Ġl") for made, _ in scanned)
+    assert [rank for _, rank in scanned] == sorted(rank for _, rank in scanned)
+    forget_loaded()

@@ -21,7 +21,8 @@ from explorer.display.render import WORD_JOINER, md_escape
 from explorer.ui import state
 
 PAGES = ("views/train.py", "views/corpus.py", "views/unseen.py", "views/lessons.py", "views/mistakes.py",
-         "views/compare.py", "views/vocabulary.py", "views/files.py", "views/dropout.py", "views/tokenize.py")
+         "views/compare.py", "views/vocabulary.py", "views/files.py", "views/dropout.py", "views/tokenize.py",
+         "views/stability.py", "views/audit.py")
 CORPUS = "\n".join([OUTSIDE] * 6 + ["**bold** **bold** [l](https://example.invalid) <b>h</b>"] * 4) + "\n"
 # No "/" in it: a browser sends a bare file name, and anything before a slash is dropped as a folder.
 FILE_NAME = "**x** $x$ ~~s~~ :red[r] [l](www.example.invalid) a@example.invalid <b>h &quot;.json"

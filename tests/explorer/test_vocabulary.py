@@ -12,6 +12,7 @@ from explorer.data.tokenizer_files import Uploaded
 from explorer.display import vocabulary as view
 from explorer.ui import state
 from sample_corpora import load_corpus
+from tests.conftest import require
 
 
 @pytest.fixture(scope="module")
@@ -162,3 +163,20 @@ def test_a_builtin_vocabulary_of_200k_tokens(app):
     assert not any(b.key == "voc_jump" for b in at.button)  # no animation to jump into
     at.text_input(key="voc_w_search").set_value("tokenizer").run()
     assert all("tokenizer" in t.lower() for t in at.dataframe[0].value["token"])
+
+
+def test_a_rank_files_tokens_no_merge_builds_are_named_so(app):
+    """Llama 3 lists 678 tokens its merges never build: no step, not base symbols, a bar of their own."""
+    require("quicktok")
+    at = open_vocabulary(app)
+    at.selectbox(key="voc_w_source").set_value("builtin:llama3").run()
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["id", "token", "step", "characters", "bytes"]  # no counts: no empty columns
+    assert table["step"].isna().sum() == 256 + 678
+    histogram = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    assert [bar["name"] for bar in histogram] == ["base symbols", "merged tokens", "no merge builds them"]
+    assert any("for the 678 tokens no merge builds" in c.value for c in at.caption)
+    at.number_input(key="voc_w_token").set_value(100_421).run()  # ".:.:"
+    assert metric(at, "Born at step") == "no merge builds it"
+    assert any(m.value.startswith("**Parents:** none, it is a token no merge builds") for m in at.markdown)
