@@ -48,7 +48,7 @@ PAGES = {
 }
 # The page files live in views/, not pages/: Streamlit would take a pages/ folder beside this
 # script for an old-style multipage app and answer a server's first deep link with "Page not found".
-page = st.navigation(PAGES)
+page = st.navigation(PAGES, expanded=True)  # all 14 pages shown, no "View more"
 animation.follow_jump(WATCH)  # a button asked for the animation (`animation.jump_to`)
 
 with st.sidebar:
