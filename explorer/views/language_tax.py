@@ -8,7 +8,8 @@ import streamlit as st
 from bpe_core import BPEError, Tokenizer
 from bpe_core.analysis import TextStats
 from bpe_core.analysis.language_tax import TaxRow, language_stats, tax_rows
-from bpe_core.builtin import builtin_info, load_builtin
+from bpe_core.builtin import builtin_info
+from explorer.data.language_tax_cache import builtin_language_stats
 from explorer.display import language_tax as view
 from explorer.display.render import md_escape
 from explorer.ui import state, store
@@ -28,7 +29,7 @@ def _texts() -> dict[str, str]:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _builtin_stats(name: str) -> dict[str, TextStats]:
-    return language_stats(load_builtin(name), _texts())
+    return builtin_language_stats(name, _texts())
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

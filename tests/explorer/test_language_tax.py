@@ -130,3 +130,25 @@ def test_tokens_per_character_and_the_sidebars_corpus(app, texts, builtins) -> N
     wide = _frames(app)[0]
     assert wide.filter(like="Your corpus: ", axis=0).iloc[0, 1:].isna().all()
     assert all(not any(x.startswith("Your corpus") for x in trace["x"]) for trace in plotly_specs(app)[0]["data"])
+
+
+def test_builtin_numbers_are_counted_once_per_machine(tmp_path, monkeypatch):
+    from explorer.data import language_tax_cache as cache
+
+    monkeypatch.setenv("BPE_EXPLORER_CACHE", str(tmp_path))
+    texts = {"en": "The cat sat on the mat.\n", "ru": "Кошка сидела на коврике.\n"}
+    first = cache.builtin_language_stats("gpt2", texts)
+    assert first == {code: text_stats(load_builtin("gpt2"), text) for code, text in texts.items()}
+    files = list((tmp_path / "language-tax").glob("gpt2-*.json"))
+    assert len(files) == 1
+
+    def no_counting(name):
+        raise AssertionError("counted again instead of reading the cache")
+
+    monkeypatch.setattr(cache, "load_builtin", no_counting)
+    assert cache.builtin_language_stats("gpt2", texts) == first  # read back, not counted
+    with pytest.raises(AssertionError, match="counted again"):
+        cache.builtin_language_stats("gpt2", {**texts, "el": "Η γάτα.\n"})  # other texts: another file
+    monkeypatch.setattr(cache, "load_builtin", load_builtin)
+    files[0].write_text("{not json", encoding="utf-8")
+    assert cache.builtin_language_stats("gpt2", texts) == first  # a damaged file is counted again
