@@ -7,11 +7,11 @@ pushes one entry for each pair it makes and none for the pairs it breaks.
 """
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
 
+from .collector import collector_paused
 from .pair_index import MASK, SHIFT, PairIndex, symbol_ids
 from .settings import BPEError, Settings
 
@@ -162,9 +162,7 @@ def train_counts(
             f"the longest token must be a whole number of 1 or more characters, or None; not {max_token_length!r}"
         )
     # Millions of small, long-lived objects and no cycles: the cyclic collector only costs time.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _train(
             word_counts,
             settings,
@@ -174,9 +172,6 @@ def train_counts(
             progress=progress,
             max_token_length=max_token_length,
         )
-    finally:
-        if collecting:
-            gc.enable()
 
 
 class _PairQueue:
