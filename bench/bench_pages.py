@@ -52,12 +52,13 @@ PAGES = {
     "language-tax": "Language tax",
     "training-stability": "Training stability",
     "token-audit": "Token audit",
+    "families": "Families",
 }
 # Visit order: the Watch page is opened by the link, so it is timed last (coming back to it);
 # the lessons go last because their buttons switch the session to a lesson corpus.
 ORDER = ["corpora", "unseen-words", "common-mistakes", "side-by-side", "vocab-table", "import-export",
          "bpe-dropout", "tokenize", "vocab-overlap", "language-tax", "training-stability", "token-audit",
-         "watch", "seed-lessons"]
+         "families", "watch", "seed-lessons"]
 
 @dataclass
 class Row:

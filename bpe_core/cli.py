@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
-from . import cli_commands
+from . import cli_commands, cli_count, cli_families
 from .settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS, BPEError
 from .trainer import DEFAULT_MERGES, MAX_TOKEN_LENGTH
 
@@ -30,11 +30,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=prog, description="Train, inspect, use and convert byte pair encoding tokenizers.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_train(commands)
+    _add_count(commands)
 
     trace = commands.add_parser("trace", help="print the training trace, one JSON object a line")
     trace.description = (
         'Print each merge as {"rank", "left", "right", "token", "count"}. A tokenizer that was '
-        "imported rather than trained has no counts: its merges print with \"count\": null."
+        "imported rather than trained has no counts: its merges print with \"count\": null. "
+        'A WordPiece model prints each step as {"step", "left", "right", "token", "score", "pair_count", '
+        '"left_count", "right_count", "added"}; a Unigram model each round as {"round", "vocab_size_before", '
+        '"log_likelihood", "dropped", "removed", "vocab_size", "final"}; a SuperBPE model each merge as '
+        '{"rank", "left", "right", "token", "count", "phase", "superword"} (count null: its file keeps no counts).'
     )
     trace.add_argument("model", metavar="MODEL.json", help="a model file (any format `encode` reads)")
     _add_merges_file(trace)
@@ -57,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.description = (
         "--format hf writes one tokenizer.json to PATH. --format gpt2 treats PATH as a directory "
         "(created if missing) and writes vocab.json and merges.txt into it; only bytes-mode "
-        "tokenizers with the gpt2 pre-tokenizer and no normalization fit that format."
+        "tokenizers with the gpt2 pre-tokenizer and no normalization fit that format. WordPiece, Unigram "
+        "and SuperBPE models export with --format hf only."
     )
     export.add_argument("model", metavar="MODEL.json", help="a model file (any format `encode` reads)")
     export.add_argument("--format", required=True, choices=("hf", "gpt2"), help="the file format to write")
@@ -88,43 +94,72 @@ def _add_merges_file(command: argparse.ArgumentParser) -> None:
 
 
 def _add_train(commands: Any) -> None:
-    train_cmd = commands.add_parser("train", help="train a tokenizer on text files")
+    train_cmd = commands.add_parser("train", help="train a tokenizer on text files or on word counts")
     train_cmd.description = (
-        "Train on the FILEs (UTF-8 text; '-' reads stdin) and save our model JSON. The defaults "
-        "reproduce the lessons: word mode, a separate </w> marker, ties broken by count then pair. "
-        f"Without --merges or --vocab-size, {DEFAULT_MERGES} merges are learned."
+        "Train on the SOURCEs (or on word counts made by `count`, with --counts) and save our model "
+        "JSON. Each file is one text ('-' reads stdin); JSON lines and Parquet records are texts of "
+        "their own. The defaults reproduce the lessons: word mode, a separate </w> marker, ties "
+        f"broken by count then pair. Without --merges or --vocab-size, {DEFAULT_MERGES} merges are "
+        "learned. " + cli_count.WHERE
     )
-    train_cmd.add_argument("files", metavar="FILE", nargs="+", help="a UTF-8 text file, or '-' for stdin")
+    train_cmd.add_argument("sources", metavar="SOURCE", nargs="*", help=cli_count.SOURCE + "; '-' for stdin")
+    train_cmd.add_argument(
+        "--counts",
+        metavar="COUNTS.tsv",
+        help="train on word counts written by `count` (its settings come from the file's header)",
+    )
     _add_settings(train_cmd)
     option = train_cmd.add_argument
+    cli_families.add_family_options(train_cmd)
     option(
         "--max-token-length",
         type=int,
-        default=MAX_TOKEN_LENGTH,
         metavar="N",
         help=f"never make a token longer than N characters (default: {MAX_TOKEN_LENGTH}; 0: no limit)",
     )
     option("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model")
+    cli_count.add_counting_options(train_cmd)
     train_cmd.set_defaults(run=cli_commands.run_train)
+
+
+def _add_count(commands: Any) -> None:
+    count = commands.add_parser("count", help="count the words of text files into counts.tsv")
+    count.description = (
+        "Count the words (pre-tokens) of the SOURCEs and write word<TAB>count lines, in order of first "
+        "appearance, under a header naming the settings; `train --counts` trains on them. "
+        + cli_count.WHERE
+    )
+    count.add_argument("sources", metavar="SOURCE", nargs="+", help=cli_count.SOURCE)
+    count.add_argument("-o", "--output", required=True, metavar="COUNTS.tsv", help="where to write ('-': stdout)")
+    _add_counting_settings(count)
+    cli_count.add_counting_options(count)
+    count.set_defaults(run=cli_count.run_count)
 
 
 def _add_settings(command: argparse.ArgumentParser) -> None:
     """The training settings and target options `train` and `stability` share."""
+    _add_counting_settings(command)
     option = command.add_argument
-    option("--mode", choices=MODES, default="word", help="what BPE starts from (default: word)")
     target = command.add_mutually_exclusive_group()
     target.add_argument("--merges", type=int, metavar="N", help=f"learn N merges (default: {DEFAULT_MERGES})")
     target.add_argument("--vocab-size", type=int, metavar="N", help="learn merges until there are N tokens")
-    option("--tie-break", choices=TIE_BREAKS, default="count-pair", help="ties (default: count-pair)")
-    option("--eow", choices=EOW_STYLES, default="separate", help="the </w> marker (default: separate)")
+    # Defaults None, filled in by `main` (LATE_DEFAULTS), so `train --model` sees what was given.
+    option("--tie-break", choices=TIE_BREAKS, help="ties (default: count-pair)")
+    option("--eow", choices=EOW_STYLES, help="the </w> marker (default: separate)")
+    option("--min-frequency", type=int, metavar="N", help="stop below N occurrences (default: 1)")
+
+
+def _add_counting_settings(command: argparse.ArgumentParser) -> None:
+    """The settings that decide the words; their defaults are None so `train --counts` sees what was given."""
+    option = command.add_argument
+    option("--mode", choices=MODES, help="what BPE starts from (default: word)")
     option(
         "--pretokenizer",
         choices=PRETOKENIZERS,
         help="how text is split before merging (default: whitespace for word, none for text, gpt2 for bytes)",
     )
     option("--lowercase", action="store_true", help="lowercase the text first")
-    option("--normalization", choices=NORMALIZATIONS, default="none", help="Unicode form (default: none)")
-    option("--min-frequency", type=int, default=1, metavar="N", help="stop below N occurrences (default: 1)")
+    option("--normalization", choices=NORMALIZATIONS, help="Unicode form (default: none)")
 
 
 def _add_reports(commands: Any) -> None:
@@ -168,6 +203,11 @@ def _add_reports(commands: Any) -> None:
     stability.set_defaults(run=cli_commands.run_stability)
 
 
+# Options parsed with the default None and given these values after parsing; `args.given` keeps
+# which were on the command line, so an option a model family does not use can be refused.
+LATE_DEFAULTS = {"tie_break": "count-pair", "eow": "separate", "min_frequency": 1, "max_token_length": MAX_TOKEN_LENGTH}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status (0, or 2 for any bad input)."""
     _use_utf8(sys.stdout)
@@ -175,6 +215,10 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error (2), already printed
         return exc.code if isinstance(exc.code, int) else 2
+    args.given = {name for name in LATE_DEFAULTS if getattr(args, name, None) is not None}
+    for name, value in LATE_DEFAULTS.items():
+        if hasattr(args, name) and getattr(args, name) is None:
+            setattr(args, name, value)
     try:
         return args.run(args)
     except BPEError as exc:

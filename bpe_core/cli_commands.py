@@ -12,34 +12,42 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from . import cli_families
 from .analysis.overlap import vocabulary_overlap
 from .analysis.stability import stability
 from .analysis.stats import text_stats
-from .formats import load_any, save_gpt2, save_hf, save_tokenizer
+from .cli_count import counts_for_training
+from .cli_progress import MergeBar, bars_wanted
+from .formats import save_gpt2, save_hf, save_tokenizer
+from .formats.detect import load_model
 from .model import Tokenizer
 from .pretokenize import check_text
 from .settings import BPEError, Settings
 from .trainer import DEFAULT_MERGES, check_target
-from .training import train
+from .training import train_from_counts
 
 # ---- train ----------------------------------------------------------------------------------
 
 
 def run_train(args: argparse.Namespace) -> int:
+    cli_families.check_model_options(args)
+    if args.model != "bpe":
+        return cli_families.run_train_family(args)
     merges, vocab_size = _target(args)
     if args.min_frequency < 1:
         raise BPEError(f"--min-frequency must be at least 1, not {args.min_frequency}")
     if args.max_token_length < 0:
         raise BPEError(f"--max-token-length must be 0 (no limit) or more, not {args.max_token_length}")
-    settings = _settings(args)
-    texts = [read_corpus(name) for name in args.files]
-    bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    counts, settings, counted = counts_for_training(args, _settings)
+    if counted is not None and counted.place != "here":
+        print(f"counted {counted.describe()} in {counted.seconds:.2f} s", file=sys.stderr)
+    bar = MergeBar() if bars_wanted(args.progress) else None
     started = time.perf_counter()
     try:
-        tok = train(
-            texts,
+        tok = train_from_counts(
+            counts,
             settings,
             merges=merges,
             vocab_size=vocab_size,
@@ -56,12 +64,12 @@ def run_train(args: argparse.Namespace) -> int:
 
 def _settings(args: argparse.Namespace) -> Settings:
     return Settings(
-        mode=args.mode,
+        mode=args.mode or "word",
         eow=args.eow,
         pretokenizer=args.pretokenizer or "",
         tie_break=args.tie_break,
         lowercase=args.lowercase,
-        normalization=args.normalization,
+        normalization=args.normalization or "none",
         min_frequency=args.min_frequency,
     )
 
@@ -114,33 +122,14 @@ def _report_training(tok: Tokenizer, seconds: float, output: str) -> None:
         print(why, file=sys.stderr)
 
 
-class _ProgressBar:
-    """A one-line progress bar on a terminal, redrawn by the trainer's progress callback."""
-
-    WIDTH = 30
-
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
-        self.drawn = False
-
-    def __call__(self, done: int, total: int) -> None:
-        filled = self.WIDTH * done // total if total else self.WIDTH
-        bar = "#" * filled + "." * (self.WIDTH - filled)
-        self.stream.write(f"\rtraining [{bar}] {done:,}/{total:,} merges")
-        self.stream.flush()
-        self.drawn = True
-
-    def close(self) -> None:
-        if self.drawn:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
 # ---- trace, encode, decode, export ----------------------------------------------------------
 
 
 def run_trace(args: argparse.Namespace) -> int:
-    tok = load_any(args.model, merges=args.merges_file)
+    tok = load_model(args.model, merges=args.merges_file)
+    if not isinstance(tok, Tokenizer):
+        _print_lines(cli_families.trace_rows(tok))
+        return 0
     rows: list[tuple[int, str, str, str, int | None]]
     if tok.trace:
         rows = [(m.rank, m.left, m.right, m.token, m.count) for m in tok.trace]
@@ -151,9 +140,12 @@ def run_trace(args: argparse.Namespace) -> int:
 
 
 def run_encode(args: argparse.Namespace) -> int:
-    tok = load_any(args.tokenizer, merges=args.merges_file)
+    tok = load_model(args.tokenizer, merges=args.merges_file)
     for number, text in enumerate(args.texts, start=1):
         _check_encodable(text, number)
+    if not isinstance(tok, Tokenizer):
+        _print_lines(cli_families.encoded(tok, text) for text in args.texts)
+        return 0
     _print_lines(_encoded(tok, text) for text in args.texts)
     return 0
 
@@ -171,15 +163,18 @@ def _check_encodable(text: str, number: int) -> None:
 
 
 def run_decode(args: argparse.Namespace) -> int:
-    tok = load_any(args.tokenizer, merges=args.merges_file)
+    tok = load_model(args.tokenizer, merges=args.merges_file)
     text = tok.decode(args.ids)
     sys.stdout.write(text + "\n")
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
-    tok = load_any(args.model, merges=args.merges_file)
-    if args.format == "hf":
+    tok = load_model(args.model, merges=args.merges_file)
+    if not isinstance(tok, Tokenizer):
+        cli_families.export(tok, args.format, args.output)
+        written = [args.output]
+    elif args.format == "hf":
         save_hf(tok, args.output)
         written = [args.output]
     else:
@@ -192,15 +187,16 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    tok = load_any(args.tokenizer, merges=args.merges_file)
+    tok = load_model(args.tokenizer, merges=args.merges_file)
     # Every file is read and checked first, so a bad one fails before any counting.
     texts = [(name, read_corpus(name)) for name in args.files]
     _print_lines(_stats_row(tok, name, text) for name, text in texts)
     return 0
 
 
-def _stats_row(tok: Tokenizer, name: str, text: str) -> dict[str, Any]:
-    stats = text_stats(tok, text)
+def _stats_row(tok: Tokenizer | cli_families.FamilyModel, name: str, text: str) -> dict[str, Any]:
+    # text_stats needs only `encode_ids`, which every family's model has too.
+    stats = text_stats(tok, text)  # type: ignore[arg-type]
     return {
         "file": name,
         "bytes": stats.bytes,
@@ -213,7 +209,7 @@ def _stats_row(tok: Tokenizer, name: str, text: str) -> dict[str, Any]:
 
 
 def run_overlap(args: argparse.Namespace) -> int:
-    overlap = vocabulary_overlap(load_any(args.a), load_any(args.b))
+    overlap = vocabulary_overlap(_bpe(args.a), _bpe(args.b))
     if args.list is not None:
         keys = {"shared": overlap.shared, "only-a": overlap.only_a, "only-b": overlap.only_b}[args.list]
         spelling = overlap.spelling_b if args.list == "only-b" else overlap.spelling_a
@@ -236,6 +232,12 @@ def run_overlap(args: argparse.Namespace) -> int:
     }
     _print_lines([summary])
     return 0
+
+
+def _bpe(name: str) -> Tokenizer:
+    """A BPE tokenizer to compare (SuperBPE's merges count as one); another family is refused."""
+    tok = load_model(name)
+    return tok if isinstance(tok, Tokenizer) else cli_families.bpe_view(tok, "overlap")
 
 
 def run_stability(args: argparse.Namespace) -> int:

@@ -12,7 +12,8 @@ A name can mislead (any JSON may be called vocab.json; GPT-2's vocabulary has to
 
 Anything else is named for what it is (binary, plain text, other JSON) in one `BPEError` line.
 `load_bytes` reads a tokenizer from memory (an upload); `load_any` from a path, finding a GPT-2
-file's companion beside it, or a built-in tokenizer by its name.
+file's companion beside it, or a built-in tokenizer by its name. Both give a BPE `Tokenizer` and name
+our WordPiece, Unigram or SuperBPE file for what it is; `load_model` reads those too.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from ..model import Tokenizer
 from ..pretokenize import check_text
 from ._common import fail, parse_json, read_bytes
 from .builtin import builtin_names, is_builtin, load_builtin
+from .families import FAMILY_MODELS, FamilyModel, family_from_dict, family_of
 from .gpt2 import companion_names, gpt2_from_data, looks_like_merges, merges_path_for, vocab_path_for
 from .huggingface import from_hf_dict
 from .ours import from_json_dict
@@ -97,7 +99,23 @@ def load_any(path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | N
     A GPT-2 vocabulary's merges file is `merges` if given, else the one beside it (and a merges
     file finds its vocabulary beside it): see `gpt2.merges_path_for`. A built-in's name
     ("o200k_base", see `builtin.builtin_names`) loads that tokenizer when no file has that name.
+    Our WordPiece, Unigram or SuperBPE file is refused with a line naming it (see `load_model`).
     """
+    loaded = _load(path, merges=merges, families=False)
+    assert isinstance(loaded, Tokenizer)
+    return loaded
+
+
+def load_model(
+    path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | None = None
+) -> Tokenizer | FamilyModel:
+    """As `load_any`, and our WordPiece, Unigram and SuperBPE model files give their model."""
+    return _load(path, merges=merges, families=True)
+
+
+def _load(
+    path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | None, families: bool
+) -> Tokenizer | FamilyModel:
     given = os.fspath(path)
     if not os.path.exists(given) and merges is None:
         if is_builtin(given):
@@ -121,6 +139,8 @@ def load_any(path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | N
             )
         merges_text = check_text(read_bytes(found), name=found.name)
         return gpt2_from_data(sniffed.parsed, merges_text, name=path.name, merges_name=found.name)
+    if families and sniffed.kind == OURS and family_of(sniffed.parsed) is not None:
+        return family_from_dict(sniffed.parsed, name=sniffed.name)
     if sniffed.kind == GPT2_MERGES:
         found = vocab_path_for(path)
         if found is None:
@@ -143,6 +163,12 @@ def _load_directory(path: Path, merges: str | os.PathLike[str] | None) -> Tokeni
 def _read(sniffed: _Sniffed) -> Tokenizer:
     """Read a file detected as one of the single-file formats."""
     if sniffed.kind == OURS:
+        family = family_of(sniffed.parsed)
+        if family is not None:
+            fail(
+                f"{sniffed.name} is our {FAMILY_MODELS[family][0]} model, not a BPE tokenizer; only "
+                "the command line (python -m bpe_core encode, decode, trace, export) reads it so far"
+            )
         return from_json_dict(sniffed.parsed, name=sniffed.name)
     if sniffed.kind == HUGGING_FACE:
         return from_hf_dict(sniffed.parsed, name=sniffed.name)

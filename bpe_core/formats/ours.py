@@ -114,6 +114,12 @@ def from_json_dict(data: Any, *, name: str = "model file") -> Tokenizer:
     require(isinstance(data, dict), f"{name} is not a JSON object")
     fmt = data.get("format")
     require(fmt == FORMAT, f"{name} is not a bpe-explorer model file (its format is {fmt!r})")
+    family = data.get("model", "bpe")
+    require(
+        family == "bpe",
+        f"{name} is our {family!r:.40} model file, not a BPE tokenizer (formats.detect.load_model reads it)"
+        if isinstance(family, str) else f"{name}: 'model' must be a family's name",
+    )
     version = data.get("version")
     require(
         version == VERSION,

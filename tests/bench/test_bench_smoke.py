@@ -4,9 +4,12 @@ A correctness check only: timings are never asserted (the machine is shared and 
 """
 from __future__ import annotations
 
+import gzip
 import json
+import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 from tests.conftest import require, require_cl100k
@@ -45,6 +48,14 @@ def test_train_benchmark_quick(tmp_path: Path) -> None:
     # subword-nmt's regex merges across a tab inside a symbol; ours merges the pair.
     assert demo["minimal"]["subword_nmt"] == ["\t\t\t\t", "\t", "if</w>"]
     assert demo["minimal"]["correct"] == ["\t\t", "\t\t\t", "if</w>"]
+
+
+def test_wordpiece_benchmark_quick(tmp_path: Path) -> None:
+    """Our WordPiece export encodes the sample exactly as `tokenizers` does; fast == reference."""
+    require("tokenizers")
+    data = _run("bench_wordpiece.py", tmp_path / "wordpiece.json")
+    assert data["ids_identical"] is True and data["reference_agrees"] is True
+    assert data["vocab"]["ours"] == data["vocab_size"] == 1_000 and data["tokens"] > 0
 
 
 def test_encode_benchmark_quick(tmp_path: Path) -> None:
@@ -106,3 +117,78 @@ def test_language_tax_benchmark_quick() -> None:
     english_per_char = next(line for line in lines if line.startswith("English")).split()[-len(columns):]
     stats = text_stats(load_builtin("o200k_base"), load_parallel()["en"])
     assert english_per_char[columns.index("o200k_base")] == f"{stats.tokens_per_character:.3f}"
+
+
+def _big_corpus(cache: Path, size: str, file_bytes: str) -> Path:
+    env = {**os.environ, "BPE_EXPLORER_CACHE": str(cache)}
+    proc = subprocess.run([sys.executable, str(BENCH / "_big_corpus.py"), "--size", size, "--file-bytes", file_bytes],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return Path(proc.stdout.strip())
+
+
+def test_generated_large_corpus_is_deterministic_text_files(tmp_path: Path) -> None:
+    """The benchmark corpus: the same bytes from the same seed, several files (every third gzipped),
+    only text in the directory given to `count`, kept under $BPE_EXPLORER_CACHE (never the repository)."""
+    first = _big_corpus(tmp_path / "a", "300KB", "100KB")
+    second = _big_corpus(tmp_path / "b", "300KB", "100KB")
+    assert first.is_relative_to(tmp_path / "a" / "bench")
+    names = sorted(p.name for p in first.iterdir())
+    assert names == ["part-000.txt", "part-001.txt.gz", "part-002.txt"]
+    for name in names:
+        assert (first / name).read_bytes() == (second / name).read_bytes()
+    text = "".join(
+        (gzip.decompress(p.read_bytes()) if p.suffix == ".gz" else p.read_bytes()).decode("utf-8")
+        for p in sorted(first.iterdir())
+    )
+    assert 290_000 <= len(text.encode("utf-8")) <= 300_000
+    words = Counter(text.split())
+    top = [w for w, _ in words.most_common(3)]
+    assert top == ["the", "of", "and"]  # a Zipfian head of function words
+    assert len(words) > 10_000 and "\n\n" in text  # a long tail, and paragraphs
+
+
+def test_counting_benchmark_quick(tmp_path: Path, monkeypatch) -> None:
+    """Dask's counts equal one process's, order included, on the generated corpus (3 files, one gzipped)."""
+    require("distributed")
+    require("psutil")
+    monkeypatch.setenv("BPE_EXPLORER_CACHE", str(tmp_path / "cache"))
+    data = _run("bench_counting.py", tmp_path / "counting.json")
+    (run,) = data["runs"]
+    assert (run["files"], run["gzipped"]) == (3, 1)
+    assert run["single"]["partitions"] >= 6  # 400 KB partitions: the plain files are split
+    assert run["identical"] and data["all_identical"] is True
+    assert run["single"]["words"] == run["dask"]["words"] > 400_000
+    assert len(run["dask"]["worker_peaks_mib"]) == 2
+
+
+def test_large_training_benchmark_quick(tmp_path: Path, monkeypatch) -> None:
+    """`python -m bpe_core train` on the generated corpus learns HF BpeTrainer's merges (same settings)."""
+    require("tokenizers")
+    require("psutil")
+    monkeypatch.setenv("BPE_EXPLORER_CACHE", str(tmp_path / "cache"))
+    data = _run("bench_train_large.py", tmp_path / "train_large.json")
+    assert data["merges"] == 200 and data["ours"]["merges_made"] == 200
+    assert data["same_first_merges"] == data["compared"] == 200
+    assert {t["kind"] for t in data["partition_throughput"]} == {"plain", "gz"}
+
+
+def test_unigram_benchmark_quick(tmp_path: Path) -> None:
+    """Our Unigram export encodes identically in `tokenizers`; token counts are near both peers'."""
+    require("tokenizers")
+    require("sentencepiece")
+    data = _run("bench_unigram.py", tmp_path / "unigram.json")
+    assert data["hf_parity"] is True
+    engines = data["engines"]
+    assert set(engines) == {"ours", "tokenizers", "sentencepiece"}
+    for name in ("tokenizers", "sentencepiece"):  # 2% is pinned in tests/core/test_unigram.py
+        assert abs(engines["ours"]["tokens"] / engines[name]["tokens"] - 1) <= 0.05, engines
+    assert all(0 < v < 1 for v in data["overlap"].values())
+
+
+def test_superbpe_benchmark_quick(tmp_path: Path) -> None:
+    """Our SuperBPE export encodes the held-out text identically in `tokenizers`; fast == reference."""
+    require("tokenizers")
+    data = _run("bench_superbpe.py", tmp_path / "superbpe.json")
+    assert data["same_ids"] is True and data["reference_agrees"] is True
+    assert data["fewer_than_bpe_percent"] > 0 and data["ours"]["vocab"] == [2000, 2000]
