@@ -33,6 +33,7 @@ PAGES = {
     ],
     "Learn": [
         st.Page("views/lessons.py", title="Lessons", icon=":material/school:", url_path="seed-lessons"),
+        st.Page("views/families.py", title="Families", icon=":material/account_tree:", url_path="families"),
         st.Page("views/mistakes.py", title="Common mistakes", icon=":material/report:", url_path="common-mistakes"),
         st.Page("views/dropout.py", title="BPE-dropout", icon=":material/shuffle:", url_path="bpe-dropout"),
     ],
@@ -48,7 +49,7 @@ PAGES = {
 }
 # The page files live in views/, not pages/: Streamlit would take a pages/ folder beside this
 # script for an old-style multipage app and answer a server's first deep link with "Page not found".
-page = st.navigation(PAGES, expanded=True)  # all 14 pages shown, no "View more"
+page = st.navigation(PAGES, expanded=True)  # all 15 pages shown, no "View more"
 animation.follow_jump(WATCH)  # a button asked for the animation (`animation.jump_to`)
 
 with st.sidebar:

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bpe_core import BPEError, Tokenizer
 from bpe_core.formats import detect_format, dumps_gpt2, dumps_hf, dumps_tokenizer, load_bytes
+from bpe_core.formats.families import family_from_dict, family_of
 from bpe_core.formats.huggingface import WORD_END
+from explorer.data.any_model import AnyModel, FamilyModel
 
 OURS_FILE = "model.json"
 HF_FILE = "tokenizer.json"
@@ -23,6 +26,9 @@ GPT2_ZIP = "gpt2-vocab-merges.zip"
 UPLOAD_TYPES = ("json", "txt", "bpe", "tiktoken")
 SOURCES = {
     "trained": "our JSON",
+    "wordpiece": "our WordPiece JSON",
+    "unigram": "our Unigram JSON",
+    "superbpe": "our SuperBPE JSON",
     "huggingface": "Hugging Face tokenizer.json",
     "gpt2": "GPT-2 vocab.json + merges.txt",
     "tiktoken": "tiktoken rank file",
@@ -39,11 +45,28 @@ class Uploaded:
 
     key: str  # "file:<digest of the files>"
     name: str  # the file names, as the user knows them
-    tokenizer: Tokenizer
+    model: Tokenizer | FamilyModel  # a BPE tokenizer, or our WordPiece, Unigram or SuperBPE model
+
+    @property
+    def any(self) -> AnyModel:
+        return AnyModel.of(self.model)
+
+    @property
+    def family(self) -> str:
+        return self.any.family
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The BPE tokenizer (the pages about BPE only); a one-line BPEError for another family."""
+        if not isinstance(self.model, Tokenizer):
+            raise BPEError(f"{self.name} is a {self.any.title} model, not a BPE tokenizer: this page reads BPE only")
+        return self.model
 
     @property
     def kind(self) -> str:
-        return SOURCES.get(self.tokenizer.source, self.tokenizer.source)
+        if not isinstance(self.model, Tokenizer):
+            return SOURCES[self.family]
+        return SOURCES.get(self.model.source, self.model.source)
 
     @property
     def label(self) -> str:
@@ -109,8 +132,17 @@ def read_tokenizer_files(files: Sequence[tuple[str, bytes]]) -> tuple[list[Uploa
     for i, kind in kinds.items():
         if kind not in ("gpt2-vocab", "gpt2-merges"):
             name, data = named[i]
-            _read(loaded, problems, name, [(name, data)], lambda name=name, data=data: load_bytes(name, data))
+            _read(loaded, problems, name, [(name, data)], lambda name=name, data=data: _load_one(name, data))
     return loaded, problems
+
+
+def _load_one(name: str, data: bytes) -> Tokenizer | FamilyModel:
+    """One file: our WordPiece, Unigram or SuperBPE JSON gives its model, anything else `load_bytes`."""
+    if detect_format(name, data) == "bpe-explorer":
+        parsed = json.loads(data.decode("utf-8"))  # detection has already parsed it once: it is JSON
+        if family_of(parsed) is not None:
+            return family_from_dict(parsed, name=name)
+    return load_bytes(name, data)
 
 
 def _read(loaded: list[Uploaded], problems: list[str], name: str, files: list[tuple[str, bytes]], load) -> None:
@@ -121,7 +153,7 @@ def _read(loaded: list[Uploaded], problems: list[str], name: str, files: list[tu
     except Exception as exc:  # noqa: BLE001 - a reader's gap is still one line, never a traceback
         problems.append(_one_line(name, exc))
     else:
-        loaded.append(Uploaded(key=f"file:{_digest(files)}", name=name, tokenizer=tok))
+        loaded.append(Uploaded(key=f"file:{_digest(files)}", name=name, model=tok))
 
 
 # ---- exports ---------------------------------------------------------------------------------
@@ -164,6 +196,25 @@ def export_tokenizer(tok: Tokenizer) -> Exports:
     except BPEError as exc:
         gpt2_problem = str(exc)
     return Exports(ours, hf, hf_problem, vocab, merges, gpt2_problem)
+
+
+def export_family(model: FamilyModel) -> Exports:
+    """A WordPiece, Unigram or SuperBPE model as our JSON and `tokenizer.json` (the engine's
+    `to_dict` and `to_hf_dict`); GPT-2's two files have no place for these models."""
+    ours = _dump(model.to_dict())
+    hf, hf_problem = None, ""
+    try:
+        hf = _dump(model.to_hf_dict())
+    except BPEError as exc:
+        hf_problem = str(exc)
+    title = AnyModel.of(model).title
+    why = ("GPT-2's files hold byte-level BPE split GPT-2's way, not SuperBPE's phase-two split"
+           if title == "SuperBPE" else f"GPT-2's files hold BPE merges, and {title} has none")
+    return Exports(ours, hf, hf_problem, None, None, why)
+
+
+def _dump(data: object) -> bytes:
+    return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
 # ---- the round trip --------------------------------------------------------------------------
@@ -213,7 +264,13 @@ class RoundTrip:
         return rows
 
 
-def hf_round_trip(tok: Tokenizer, hf_json: bytes, text: str) -> RoundTrip:
+def _ours(tok: Tokenizer | AnyModel, text: str) -> tuple[list[str], list[int]]:
+    """Tokens and ids of `text` as this app encodes it, for any family."""
+    model = tok if isinstance(tok, AnyModel) else AnyModel.of(tok)
+    return model.encode_tokens(text), model.encode_ids(text)
+
+
+def hf_round_trip(tok: Tokenizer | AnyModel, hf_json: bytes, text: str) -> RoundTrip:
     """Load the exported tokenizer.json with the real `tokenizers` library and encode `text` both ways."""
     try:
         import tokenizers
@@ -224,17 +281,19 @@ def hf_round_trip(tok: Tokenizer, hf_json: bytes, text: str) -> RoundTrip:
     except Exception as exc:  # noqa: BLE001 - the library's own errors are many kinds
         first_line = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
         raise BPEError(f"tokenizers could not load or use the exported tokenizer.json: {first_line}") from None
-    ours = tok.encode(text)
+    tokens, ids = _ours(tok, text)
     # The export spells our separate end-of-word symbol as one stand-in character; read it back.
-    their_tokens = [t.replace(WORD_END, "</w>") if tok.settings.marker else t for t in theirs.tokens]
-    return RoundTrip(f"tokenizers {tokenizers.__version__}", ours.tokens, ours.ids, their_tokens, list(theirs.ids))
+    marker = isinstance(tok, Tokenizer) and tok.settings.marker
+    their_tokens = [t.replace(WORD_END, "</w>") if marker else t for t in theirs.tokens]
+    return RoundTrip(f"tokenizers {tokenizers.__version__}", tokens, ids, their_tokens, list(theirs.ids))
 
 
-def reload_round_trip(tok: Tokenizer, files: Sequence[tuple[str, bytes]], text: str) -> RoundTrip:
+def reload_round_trip(tok: Tokenizer | AnyModel, files: Sequence[tuple[str, bytes]], text: str) -> RoundTrip:
     """Read exported files back with our own loader and encode `text` both ways."""
     loaded, problems = read_tokenizer_files(files)
     if problems or len(loaded) != 1:
         raise BPEError("; ".join(problems) or "the exported files did not read back as one tokenizer")
-    again = loaded[0].tokenizer.encode(text)
-    ours = tok.encode(text)
-    return RoundTrip("bpe_core.formats.load_any", ours.tokens, ours.ids, again.tokens, again.ids)
+    again = loaded[0].any
+    tokens, ids = _ours(tok, text)
+    return RoundTrip("bpe_core.formats (as an upload is read)", tokens, ids, again.encode_tokens(text),
+                     again.encode_ids(text))

@@ -27,7 +27,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from bpe_core import BPEError
-from explorer.data.training import Trained, TrainRequest, train_corpus
+from explorer.data.training import Progress, Trained, TrainRequest, counting_status, progress_status, train_corpus
 
 MAX_TRAININGS = max(1, min(2, os.cpu_count() or 1))  # trainings at once, server-wide
 TIME_LIMIT = 120.0  # seconds one training may run
@@ -43,7 +43,10 @@ def _gib(n: int) -> str:
     return f"{n / 1024**3:.1f} GB" if n >= 1024**3 else f"{n / 1024**2:,.0f} MB"
 
 
-def time_message(seconds: float) -> str:
+def time_message(seconds: float, family: str = "bpe") -> str:
+    if family != "bpe":  # WordPiece, Unigram and SuperBPE train to a vocabulary size, with no mode to choose
+        return (f"the training took longer than {seconds:,.0f} s, the limit for one training here, and was stopped; "
+                "try a smaller vocabulary size or a smaller corpus")
     return (
         f"the training took longer than {seconds:,.0f} s, the limit for one training here, and was stopped; "
         "try fewer merges, a pre-tokenizer (without one, text and bytes modes treat the whole corpus as "
@@ -113,13 +116,15 @@ def _child(inbox: Connection, conn: Connection) -> None:
         conn.send(("stage", "counting"))
         last = [0.0]
 
-        def progress(done: int, total: int) -> None:
-            now = time.monotonic()
-            if now - last[0] >= PROGRESS_EVERY or done >= total:
-                last[0] = now
-                conn.send(("progress", done, total))
+        def sender(kind: str) -> Progress:  # "counted": bytes of text counted; "progress": merges made
+            def send(done: int, total: int) -> None:
+                now = time.monotonic()
+                if now - last[0] >= PROGRESS_EVERY or done >= total:
+                    last[0] = now
+                    conn.send((kind, done, total))
+            return send
 
-        trained = train_corpus(texts, request, progress=progress)
+        trained = train_corpus(texts, request, progress=sender("progress"), count_progress=sender("counted"))
         del texts
         data = pickle.dumps(trained, protocol=pickle.HIGHEST_PROTOCOL)
         del trained
@@ -159,6 +164,7 @@ class TrainingJob:
         self.stage = "waiting"  # waiting, counting, training, done, failed
         self.ahead = 0  # jobs before this one in the queue
         self.done = 0  # merges made so far
+        self.counted = self.count_total = 0  # bytes of text counted so far, and in all (stage "counting")
         self.total = 0
         self.started = 0.0  # time.monotonic() when the worker started
         self.result: Trained | None = None
@@ -184,12 +190,16 @@ class TrainingJob:
             return f"waiting for another training to finish{ahead}; the server runs {self.cap:,} at a time"
         seconds = time.monotonic() - self.started if self.started else 0.0
         if self.stage == "counting":
+            if self.count_total:
+                return f"{counting_status(self.counted, self.count_total)}, {seconds:.0f} s"
             return f"counting words… {seconds:.0f} s"
         if self.stage == "training":
-            return f"merge {self.done:,} of {self.total:,}, {seconds:.0f} s"
+            return f"{progress_status(self.request.family, self.done, self.total)}, {seconds:.0f} s"
         return self.stage
 
     def fraction(self) -> float:
+        if self.stage == "counting" and self.count_total:
+            return min(1.0, self.counted / self.count_total)
         return min(1.0, self.done / self.total) if self.stage == "training" and self.total else 0.0
 
     def _fail(self, message: str, *, lasting: bool) -> None:
@@ -326,7 +336,7 @@ class TrainingPool:
                 return
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                job._fail(time_message(self.time_limit), lasting=True)
+                job._fail(time_message(self.time_limit, job.request.family), lasting=True)
                 return
             if not conn.poll(min(0.2, remaining)):
                 if process.poll() is not None and not conn.poll(0):
@@ -337,6 +347,8 @@ class TrainingPool:
             kind = message[0]
             if kind == "stage":
                 job.stage = message[1]
+            elif kind == "counted":
+                job.counted, job.count_total = message[1], message[2]
             elif kind == "progress":
                 job.done, job.total, job.stage = message[1], message[2], "training"
             elif kind == "result":

@@ -14,9 +14,12 @@ import plotly.graph_objects as go
 
 from bpe_core import Settings, Tokenizer
 from bpe_core.analysis import Column, ComparedToken, Comparison, hex_bytes, token_bytes_of, visible_whitespace
+from explorer.data.any_model import AnyModel, overlap_keys
+from explorer.data.family_view import FAMILY_TITLES
 from explorer.data.training import Trained, TrainRequest
 from explorer.display.charts import chart_font, figure
 from explorer.display.render import Chip, chip_html, escape, hue, token_text
+from explorer.display.vocabulary import superword_marked
 
 MAX_ENTRIES = 4
 MAX_TEXT = 5_000  # characters compared; four columns of chips for more would be slow to draw
@@ -65,6 +68,9 @@ def short_description(request: TrainRequest) -> str:
     >>> short_description(TrainRequest(Settings(mode="bytes", tie_break="first"), "merges", 20))
     'bytes mode, tie-break first, 20 merges'
     """
+    if request.family != "bpe":  # the families train to a vocabulary size with their own splitting
+        return (f"{FAMILY_TITLES[request.family]}, vocabulary {request.amount:,}"
+                + (f", transition {request.transition:,}" if request.transition else ""))
     s, defaults = request.settings, Settings(mode=request.settings.mode)
     bits = [f"{s.mode} mode"]
     if s.mode == "word" and s.eow != defaults.eow:
@@ -77,8 +83,12 @@ def short_description(request: TrainRequest) -> str:
     return ", ".join(bits)
 
 
-def is_byte_level(tok: Tokenizer) -> bool:
-    return tok.settings.mode == "bytes"
+def is_byte_level(tok: Tokenizer | AnyModel) -> bool:
+    return as_any(tok).byte_level
+
+
+def as_any(tok: Tokenizer | AnyModel) -> AnyModel:
+    return tok if isinstance(tok, AnyModel) else AnyModel.of(tok)
 
 
 # ---- chips -----------------------------------------------------------------------------------
@@ -93,24 +103,37 @@ def _hex_chip(tok: Tokenizer, token: str, token_id: int, birth: int | None) -> s
             f'<sub class="bpe-id">{token_id}</sub></span>')
 
 
-def token_chip(tok: Tokenizer, text: str, item: ComparedToken, *, as_hex: bool = False) -> str:
-    """One compared token as an escaped chip with its id; red-outlined when a disputed place touches it."""
-    byte_level = is_byte_level(tok)
-    birth = tok.birth.get(item.token)
-    if tok.unk_id is not None and item.id == tok.unk_id:
-        chip = chip_html(Chip(text[item.start:item.end] or item.token, token_id=item.id, unknown=True), show_id=True)
-    elif as_hex and byte_level:
-        chip = _hex_chip(tok, item.token, item.id, birth)
+def token_chip(tok: Tokenizer | AnyModel, text: str, item: ComparedToken, *, as_hex: bool = False,
+               unknown: bool | None = None) -> str:
+    """One compared token as an escaped chip with its id; red-outlined when a disputed place touches it.
+
+    `unknown`: whether the token stands for text the model does not know (None: BPE's unknown id);
+    a SuperBPE superword is underlined in purple.
+    """
+    model = as_any(tok)
+    byte_level = model.byte_level
+    birth = model.birth.get(item.token)
+    if unknown is None:
+        unk_id = model.tokenizer.unk_id if model.family == "bpe" and model.tokenizer is not None else None
+        unknown = unk_id is not None and item.id == unk_id
+    if unknown:
+        chip = chip_html(Chip(text[item.start:item.end] or item.token, token_id=item.id, unknown=True,
+                                   unk_label=model.unk_token or "<unk>"), show_id=True)
+    elif as_hex and byte_level and model.tokenizer is not None:
+        chip = _hex_chip(model.tokenizer, item.token, item.id, birth)
     else:
         chip = chip_html(Chip(item.token, token_id=item.id, birth=birth), byte_level=byte_level, show_id=True)
-    if item.disputed:
-        return f'<span class="cmp-disputed" title="the tokenizers cut this part of the text differently">{chip}</span>'
-    return chip
+    if item.disputed:  # the outline's rule wants the chip as its direct child
+        chip = f'<span class="cmp-disputed" title="the tokenizers cut this part of the text differently">{chip}</span>'
+    return superword_marked(chip) if model.is_superword(item.token) else chip
 
 
-def column_html(tok: Tokenizer, text: str, column: Column, *, as_hex: bool = False) -> str:
-    """One tokenizer's chips for the whole text."""
-    inner = "".join(token_chip(tok, text, item, as_hex=as_hex) for item in column.tokens)
+def column_html(tok: Tokenizer | AnyModel, text: str, column: Column, *, as_hex: bool = False,
+                unknown: Sequence[bool] | None = None) -> str:
+    """One tokenizer's chips for the whole text (`unknown`: per token, from `AnyModel.segment`)."""
+    model = as_any(tok)
+    inner = "".join(token_chip(model, text, item, as_hex=as_hex, unknown=None if unknown is None else unknown[i])
+                    for i, item in enumerate(column.tokens))
     return f'<span class="bpe-chips">{inner or "<em>no tokens</em>"}</span>'
 
 
@@ -150,23 +173,45 @@ CSS = """
 
 # ---- numbers and curves ------------------------------------------------------------------------
 
-def counts_table(labels: Sequence[str], tokenizers: Sequence[Tokenizer], comparison: Comparison) -> pd.DataFrame:
-    """Per tokenizer: tokens, characters per token, vocabulary, merges, cuts the others lack, unknowns."""
-    unknown = [
-        sum(1 for t in column.tokens if tok.unk_id is not None and t.id == tok.unk_id)
-        for tok, column in zip(tokenizers, comparison.columns)
-    ]
+def counts_table(labels: Sequence[str], tokenizers: Sequence[Tokenizer | AnyModel], comparison: Comparison, *,
+                 unknown: Sequence[int] | None = None) -> pd.DataFrame:
+    """Per tokenizer: family, tokens, characters per token, vocabulary, merges, cuts the others lack,
+    unknowns (`unknown`: counted by the caller from `AnyModel.segment`; else BPE's unknown id)."""
+    models = [as_any(t) for t in tokenizers]
+    if unknown is None:
+        unknown = [
+            sum(1 for t in column.tokens if m.tokenizer is not None and m.tokenizer.unk_id is not None
+                and t.id == m.tokenizer.unk_id)
+            for m, column in zip(models, comparison.columns)
+        ]
     return pd.DataFrame(
         {
             "tokenizer": list(labels),
+            "family": [m.title for m in models],
             "tokens": [c.token_count for c in comparison.columns],
             "characters per token": [round(c.chars_per_token, 2) for c in comparison.columns],
-            "vocabulary": [t.vocab_size for t in tokenizers],
-            "merges": [len(t.merges) for t in tokenizers],
+            "vocabulary": [m.vocab_size for m in models],
+            "merges": pd.Series([m.merge_count for m in models], dtype="Int64"),
             "cuts the others lack": [c.unshared_cuts for c in comparison.columns],
-            "unknown tokens": unknown,
+            "unknown tokens": list(unknown),
         }
     )
+
+
+def overlap_table(labels: Sequence[str], models: Sequence[AnyModel]) -> pd.DataFrame:
+    """Every pair's vocabulary overlap, tokens compared by the text they stand for (`overlap_key`:
+    WordPiece's "##", Unigram's "▁", GPT-2's byte letters and a word-start space read away)."""
+    keys = [overlap_keys(m) for m in models]
+    rows = []
+    for i in range(len(models)):
+        for j in range(i + 1, len(models)):
+            shared = len(keys[i] & keys[j])
+            union = len(keys[i] | keys[j])
+            rows.append({"first": labels[i], "second": labels[j], "shared": shared,
+                         "only first": len(keys[i]) - shared, "only second": len(keys[j]) - shared,
+                         "shared % (Jaccard)": round(100 * shared / union, 1) if union else 0.0})
+    return pd.DataFrame(rows, columns=["first", "second", "shared", "only first", "only second",
+                                       "shared % (Jaccard)"])
 
 
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd")

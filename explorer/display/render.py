@@ -110,6 +110,7 @@ class Chip:
     birth: int | None = None
     new: bool = False
     unknown: bool = False
+    unk_label: str = "<unk>"  # the model's own unknown token: WordPiece writes [UNK]
 
 
 def chip_html(chip: Chip, *, byte_level: bool = False, show_id: bool = False) -> str:
@@ -130,12 +131,12 @@ def chip_html(chip: Chip, *, byte_level: bool = False, show_id: bool = False) ->
     if chip.birth is not None:
         title_bits.append(f"made at step {chip.birth + 1}")
     elif chip.unknown:
-        title_bits.append("never seen in training: <unk>")
+        title_bits.append(f"never seen in training: {chip.unk_label}")
     else:
         title_bits.append("base symbol")
     body = token_html(chip.token, byte_level=byte_level)
     if chip.unknown:
-        body = f'{escape("<unk>")} <span class="bpe-ws">{body}</span>'
+        body = f'{escape(chip.unk_label)} <span class="bpe-ws">{body}</span>'
     id_part = f'<sub class="bpe-id">{chip.token_id}</sub>' if show_id and chip.token_id is not None else ""
     title = escape(" · ".join(title_bits))
     return f'<span class="{" ".join(classes)}"{style} title="{title}">{body}{id_part}</span>'

@@ -34,26 +34,36 @@ def merges_table(trace: Sequence[Merge], *, byte_level: bool = False) -> pd.Data
     )
 
 
-def built_table(steps: Sequence[MergeStep], tokenizer: Tokenizer) -> pd.DataFrame:
-    """How a word was built: the merges that fired on it, in order, with their training counts."""
+def built_table(steps: Sequence[MergeStep], tokenizer: Tokenizer, *, counts: dict[int, int] | None = None,
+                transition: int | None = None) -> pd.DataFrame:
+    """How a word was built: the merges that fired on it, in order, with their training counts.
+
+    `counts`: rank -> count when the tokenizer's own trace lacks them (SuperBPE keeps its trace
+    beside its merge view); `transition`: SuperBPE's number of phase-one merges, adding a phase column.
+    """
     byte_level = tokenizer.settings.mode == "bytes"
     trace = tokenizer.trace
 
     def count(rank: int) -> int | None:
+        if counts is not None:
+            return counts.get(rank)
         return trace[rank].count if rank < len(trace) else None
 
-    return pd.DataFrame(
-        {
-            "order": list(range(1, len(steps) + 1)),
-            "step": [s.rank + 1 for s in steps],  # the training step that learned this merge
-            "merge": [
-                f"{token_text(s.left, byte_level=byte_level)} + {token_text(s.right, byte_level=byte_level)}"
-                for s in steps
-            ],
-            "training count": [count(s.rank) for s in steps],
-            "pieces after": [" ".join(token_text(p, byte_level=byte_level) for p in s.pieces) for s in steps],
-        }
-    )
+    columns: dict[str, object] = {
+        "order": list(range(1, len(steps) + 1)),
+        "step": [s.rank + 1 for s in steps],  # the training step that learned this merge
+        "merge": [
+            f"{token_text(s.left, byte_level=byte_level)} + {token_text(s.right, byte_level=byte_level)}"
+            for s in steps
+        ],
+        "training count": pd.Series([count(s.rank) for s in steps], dtype="Int64"),
+        "pieces after": [" ".join(token_text(p, byte_level=byte_level) for p in s.pieces) for s in steps],
+    }
+    if transition is not None:
+        columns["phase"] = [
+            "1 (within words)" if s.rank < transition else "2 (across spaces)" for s in steps
+        ]
+    return pd.DataFrame(columns)
 
 
 def word_counts_table(words: Sequence[tuple[str, int]]) -> pd.DataFrame:

@@ -6,8 +6,10 @@ whitespace (dataframes show text as text: no HTML escaping); chart labels are es
 from __future__ import annotations
 
 import operator
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import itemgetter
 
@@ -16,7 +18,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from bpe_core.analysis import VocabRow, nearly_unused, visible_whitespace
+from explorer.data.any_model import AnyModel
+from explorer.data.family_view import META_SPACE, Piece
 from explorer.display.charts import chart_font, figure
+from explorer.display.render import Chip, chip_html, token_text
 from explorer.display.tables import EMPTY  # noqa: F401 - the pages' tables show it for unknown numbers
 
 MAX_PICKER = 5_000  # above this many tokens the life story is picked by id, not from a list
@@ -147,3 +152,154 @@ def default_token(rows: Sequence[VocabRow]) -> int | None:
     if merged:
         return max(merged, key=lambda r: r.rank).id
     return rows[0].id if rows else None
+
+
+# ---- the families beside BPE (WordPiece, Unigram; SuperBPE's extra columns) ---------------------
+
+MAX_FAMILY_ROWS = 20_000  # rows of a family's table sent to the browser; search to reach the rest
+FLAGS = {"all": "every token", "continuation": "continuation pieces (##)", "word start": "word starts (▁)",
+         "superword": "superwords"}
+
+
+@dataclass(frozen=True)
+class FamilyRow:
+    """One vocabulary entry of any family, as the Vocabulary page lists it."""
+
+    id: int
+    token: str  # as the model writes it
+    shown: str  # as every page shows a token (`token_text`)
+    surface: str  # the text it stands for, whitespace visible
+    chars: int  # characters of that text
+    continuation: bool  # WordPiece: "##..."
+    superword: bool  # SuperBPE: across a space
+    step: int | None  # the training step that made it (1-based), when known
+    score: float | None  # Unigram: log-probability; WordPiece: the score of the step that made it
+
+
+def family_rows(model: AnyModel) -> list[FamilyRow]:
+    """Every token of the model in id order with what the page shows about it."""
+    scores = model.model.scores if model.family == "unigram" else None
+    trace = model.model.trace if model.family == "wordpiece" else ()
+    birth = model.birth
+    out = []
+    for token, token_id in sorted(model.vocab.items(), key=itemgetter(1)):
+        surface = model.surface(token)
+        rank = birth.get(token)
+        score = scores[token_id] if scores is not None else (
+            trace[rank].score if rank is not None and rank < len(trace) else None)
+        shown = token if _plain(token) and not model.byte_level else token_text(token, byte_level=model.byte_level)
+        out.append(FamilyRow(token_id, token, shown, surface if _plain(surface) else visible_whitespace(surface),
+                             len(surface), model.is_continuation(token), model.is_superword(token),
+                             None if rank is None else rank + 1, score))
+    return out
+
+
+def _plain(text: str) -> bool:
+    """Text that `token_text` and `visible_whitespace` show as it is (a shortcut for 200k tokens): printable,
+    no space, no U+FFFD, not starting with a combining mark."""
+    if not text or not text.isprintable() or " " in text or "\ufffd" in text:
+        return False
+    return text.isascii() or unicodedata.category(text[0])[0] != "M"
+
+
+def family_flags(family: str) -> list[str]:
+    """The filters that mean something for a family."""
+    own = {"wordpiece": "continuation", "unigram": "word start", "superbpe": "superword"}.get(family)
+    return ["all"] if own is None else ["all", own]
+
+
+def family_search(rows: Sequence[FamilyRow], query: str, flag: str = "all") -> list[FamilyRow]:
+    """Rows whose token or surface text contains `query` (case-insensitive; a space or `·` match a space)."""
+    if flag == "continuation":
+        rows = [r for r in rows if r.continuation]
+    elif flag == "superword":
+        rows = [r for r in rows if r.superword]
+    elif flag == "word start":
+        rows = [r for r in rows if r.token.startswith(META_SPACE)]
+    if not query:
+        return list(rows)
+    q = visible_whitespace(query).casefold()
+    raw = query.casefold()
+    return [r for r in rows if q in r.shown.casefold() or q in r.surface.casefold() or raw in r.token.casefold()]
+
+
+def family_frame(model: AnyModel, rows: Sequence[FamilyRow], *, limit: int = MAX_FAMILY_ROWS) -> pd.DataFrame:
+    """The first `limit` rows as a table: id, token, surface text, length and the family's own columns."""
+    rows = rows[:limit]
+    columns: dict[str, object] = {
+        "id": _whole([r.id for r in rows]),
+        "token": [r.shown for r in rows],
+        "surface text": [r.surface for r in rows],
+        "characters": _whole([r.chars for r in rows]),
+    }
+    if model.family == "wordpiece":
+        columns["continuation (##)"] = [r.continuation for r in rows]
+        columns["step"] = _nullable([r.step for r in rows])
+        columns["score when merged"] = pd.Series([r.score for r in rows], dtype="Float64")
+    elif model.family == "unigram":
+        columns["log-probability"] = pd.Series([r.score for r in rows], dtype="Float64")
+    elif model.family == "superbpe":
+        columns["step"] = _nullable([r.step for r in rows])
+        transition = model.model.transition
+        columns["phase"] = _nullable([None if r.step is None else 1 if r.step <= transition else 2 for r in rows])
+        columns["superword"] = [r.superword for r in rows]
+    return pd.DataFrame(columns)
+
+
+def family_length_histogram(rows: Sequence[FamilyRow], *, presenter: bool = False) -> go.Figure:
+    """How many tokens stand for texts of each length (characters)."""
+    counts = Counter(r.chars for r in rows)
+    xs = sorted(counts)
+    font = chart_font(presenter)
+    data = [{"type": "bar", "name": "tokens", "x": xs, "y": [counts[x] for x in xs], "marker": {"color": "#1f77b4"},
+             "hovertemplate": "%{y:,} tokens of length %{x}<extra></extra>"}]
+    layout = {
+        "title": {"text": "Token lengths (characters of the text each stands for)", "font": font},
+        "font": font, "height": 340 if presenter else 300, "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+        "xaxis": {"title": {"text": "length (characters)"}, "dtick": 1 if len(xs) <= 30 else None},
+        "yaxis": {"title": {"text": "tokens"}}, "showlegend": False,
+    }
+    return figure(data, layout)
+
+
+def phases_note(transition: int) -> str:
+    """SuperBPE's two phases in a sentence, from its number of phase-one merges.
+
+    >>> phases_note(0)
+    'Every merge is phase two (merges that may cross spaces): the transition is at the 256 bytes.'
+    """
+    if transition == 0:
+        return "Every merge is phase two (merges that may cross spaces): the transition is at the 256 bytes."
+    return (f"Steps 1 to {transition:,} are phase one (merges within words); steps after {transition:,} are "
+            "phase two (merges that may cross spaces).")
+
+
+def with_phases(frame: pd.DataFrame, rows: Sequence[VocabRow], model: AnyModel) -> pd.DataFrame:
+    """SuperBPE's table: the BPE table of its merge view with each token's phase and superword flag."""
+    transition = model.model.transition
+    frame = frame.copy()
+    frame["phase"] = _nullable([None if r.rank is None else 1 if r.rank < transition else 2 for r in rows])
+    frame["superword"] = [model.is_superword(r.token) for r in rows]
+    return frame
+
+
+def family_chips_html(model: AnyModel, pieces: Sequence[Piece], text: str) -> str:
+    """A text's pieces as chips with ids: coloured by the step that made them where one did, an unknown
+    piece red with the text it stands for, a SuperBPE superword underlined in purple."""
+    out = []
+    for piece in pieces:
+        if piece.unknown:
+            chip = chip_html(Chip(text[piece.start:piece.end] or piece.token, token_id=piece.token_id, unknown=True,
+                                   unk_label=model.unk_token or "<unk>"),
+                             show_id=True)
+        else:
+            chip = chip_html(Chip(piece.token, token_id=piece.token_id, birth=model.birth.get(piece.token)),
+                             byte_level=model.byte_level, show_id=True)
+        out.append(superword_marked(chip) if piece.superword else chip)
+    return f'<span class="bpe-chips">{"".join(out) or "<em>no tokens</em>"}</span>'
+
+
+def superword_marked(chip: str) -> str:
+    """A chip underlined in purple: a SuperBPE superword (inline style: no page CSS needed)."""
+    return (f'<span class="fam-superword" style="display:inline-block;border-bottom:3px solid #7b3fa0;'
+            f'border-radius:4px;padding-bottom:5px" title="a superword: one token across a space">{chip}</span>')

@@ -5,7 +5,8 @@ tested without Streamlit; `read_once`, `sync_url` and `expire_link_notice` apply
 (any mutable mapping). The keys and their defaults live in `state`.
 
 Parameters: corpus (a sample id), text (a small corpus of the user's own), own (upload/paste: a
-corpus the link could not carry), mode, eow, pre, tie, merges, vocab, lower, norm, minfreq, step
+corpus the link could not carry), family (bpe when absent), transition (SuperBPE), mode, eow, pre,
+tie, merges, vocab, lower, norm, minfreq, step
 (the animation's step as on screen: the merges made so far), words, present; for the Tokenize
 page: input (its text, up to 2,000 bytes) and tokenizers (built-in names and "sidebar", by commas).
 """
@@ -16,6 +17,7 @@ from typing import Any
 
 from bpe_core.builtin import builtin_names, is_builtin
 from bpe_core.settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS
+from explorer.data.training import FAMILIES
 from explorer.ui.state import (
     CORPUS,
     DEFAULT_CORPUS,
@@ -34,6 +36,7 @@ from explorer.ui.state import (
     URL_READ,
     W_CORPUS,
     W_EOW,
+    W_FAMILY,
     W_LOWER,
     W_MERGES,
     W_MINFREQ,
@@ -43,6 +46,7 @@ from explorer.ui.state import (
     W_PRETOK,
     W_TARGET,
     W_TIE,
+    W_TRANSITION,
     W_VOCAB,
     WORDS,
     apply_values,
@@ -105,6 +109,8 @@ def _quoted(name: str, raw: str) -> str:
 
 # URL parameter -> (state key, parse)
 _PARAMS: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "family": (W_FAMILY, _choice(FAMILIES)),
+    "transition": (W_TRANSITION, _whole(0, MAX_APP_MERGES, clamp="tokens")),
     "mode": (W_MODE, _choice(MODES)),
     "eow": (W_EOW, _choice(EOW_STYLES)),
     "pre": (W_PRETOK, _choice(("", *PRETOKENIZERS))),
@@ -249,7 +255,7 @@ def url_from_values(values: Mapping[str, Any], *, corpus_text: str | None = None
         value = values.get(key, DEFAULTS.get(key))
         if value != DEFAULTS.get(key):
             out[name] = ("1" if value else "0") if isinstance(value, bool) else str(value)
-    if values.get(W_TARGET, "merges") == "vocab":
+    if values.get(W_TARGET, "merges") == "vocab" or values.get(W_FAMILY, "bpe") != "bpe":
         out["vocab"] = str(values.get(W_VOCAB, DEFAULTS[W_VOCAB]))
     else:
         out["merges"] = str(values.get(W_MERGES, DEFAULTS[W_MERGES]))

@@ -7,7 +7,7 @@ Three kinds of key:
   bound to an owned value (`bind`): it starts from it and writes back to it on change.
 * each page's own keys, named after the page (`CMP_` compare, `IO_` import and export, `VOC_`
   vocabulary, `DROP_` BPE-dropout, `PICK_` the tokenizer picker, `ANIM_` the player, `TOK_` tokenize,
-  `OVL_` vocabulary overlap, `TAX_` language tax, `STAB_` training stability, `AUD_` token audit).
+  `OVL_` vocabulary overlap, `TAX_` language tax, `STAB_` training stability, `AUD_` token audit, `FAM_` families).
 
 Nothing here imports Streamlit: a session is any mutable mapping, so this is tested on a dict.
 """
@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bpe_core import BPEError, Settings
-from explorer.data.training import TrainRequest
+from explorer.data.training import TrainRequest, family_request
 
 # ---- values the app owns -------------------------------------------------------------------
 CORPUS = "corpus"  # key of the corpus in use: "sample:seed000", "upload:<digest>", "paste:<digest>"
@@ -54,6 +54,8 @@ W_VOCAB = "w_vocab"
 W_LOWER = "w_lowercase"
 W_NORM = "w_normalization"
 W_MINFREQ = "w_min_frequency"
+W_FAMILY = "w_family"  # "bpe", "wordpiece", "unigram" or "superbpe" (training.FAMILIES)
+W_TRANSITION = "w_transition"  # SuperBPE's transition vocabulary size; 0: the engine's default (90%)
 W_PRESENTER = "w_presenter"
 W_WORDS = "w_words"
 W_TIMELINE = "w_timeline"
@@ -187,6 +189,23 @@ AUD_UNREACH_SEARCH, AUD_W_UNREACH_SEARCH = "aud_unreach_search", "aud_w_unreach_
 AUD_MEMO = "aud_memo"  # {(tokenizer ident, corpus digest, bytes, threshold): (tokenizer, display.audit.Audit)}
 AUD_RUN = "aud_run"  # the button that runs a large audit
 
+# ---- Families (views/families.py): values, widgets ----------------------------------------------
+FAM_VOCAB, FAM_W_VOCAB = "fam_vocab", "fam_w_vocab"  # one vocabulary size for all; None: the corpus's default
+FAM_PERCENT, FAM_W_PERCENT = "fam_percent", "fam_w_percent"  # SuperBPE's transition, % of the vocabulary
+FAM_WORDS, FAM_W_WORDS = "fam_words", "fam_w_words"  # the words segmented by every family
+FAM_WORD, FAM_W_WORD = "fam_word", "fam_w_word"  # the word of Unigram's n-best and BPE-dropout
+FAM_TABLE, FAM_OVERLAP, FAM_NBEST, FAM_DROPOUT = "fam_table", "fam_overlap", "fam_nbest", "fam_dropout"
+
+# ---- every family on Compare, Unseen words, Vocabulary (views/compare.py, unseen.py, vocabulary.py) ---
+CMP_W_FAMILY, CMP_W_TRANSITION = "cmp_family", "cmp_transition"  # the "Train one here" form's family
+CMP_OVERLAP_MEMO = "cmp_overlap_memo"  # (models, DataFrame, labels): the last vocabulary overlap table
+UNS_NBEST, UNS_W_NBEST = "uns_nbest", "uns_w_nbest"  # how many of Unigram's best segmentations are listed
+UNS_WP_TABLE, UNS_NBEST_TABLE = "uns_wp_table_", "uns_nbest_table_"  # + word index: a word's explanation
+VOC_W_FLAG = "voc_w_flag"  # the family vocabulary's filter: "all", "continuation", "superword", "word start"
+VOC_W_SUPER = "voc_w_super"  # SuperBPE's table: superwords only
+VOC_FAM_HIST, VOC_FAM_TABLE, VOC_FAM_MEMO = "voc_fam_hist", "voc_fam_table", "voc_fam_memo"  # memo: (model, rows)
+VOC_FAM_TOKEN = "voc_fam_token"  # id of the family token whose details are shown
+
 # ---- the player (ui/animation.py), beside STEP, PLAYING and SPEED ------------------------------
 ANIM_PLAYER = "anim_player"  # the component's key
 ANIM_SEEN = "anim_seen"  # (trained key, step, playing) as the player last reported it or was told it
@@ -194,6 +213,9 @@ ANIM_SEQ = "anim_seq"  # how many times the server moved the player
 ANIM_CENTRE = "anim_centre"  # (trained key, step, jump) the player last asked frames around
 ANIM_WINDOW = "anim_window"  # (trained key, first, last, frames) last sent
 ANIM_NEEDED = "anim_needed"  # the last view event asked for frames
+# The Watch page for WordPiece, Unigram and SuperBPE (ui/family_player.py), beside STEP, PLAYING, SPEED.
+WATCH_W_STEP, WATCH_W_SPEED, WATCH_TICK = "watch_w_step", "watch_w_speed", "watch_tick"  # tick: last advance
+WATCH_CHART, WATCH_CURVE, WATCH_TABLE = "watch_chart", "watch_curve", "watch_table"
 
 # ---- defaults --------------------------------------------------------------------------------
 DEFAULT_CORPUS = "sample:seed000"
@@ -215,6 +237,8 @@ SETTING_DEFAULTS: dict[str, Any] = {
     W_LOWER: False,
     W_NORM: "none",
     W_MINFREQ: 1,
+    W_FAMILY: "bpe",
+    W_TRANSITION: 0,
 }
 
 DEFAULTS: dict[str, Any] = {
@@ -262,6 +286,11 @@ DEFAULTS: dict[str, Any] = {
     AUD_THRESHOLD: 0,
     AUD_RARE_SEARCH: "",
     AUD_UNREACH_SEARCH: "",
+    FAM_VOCAB: None,
+    FAM_PERCENT: 80,
+    FAM_WORDS: "the lowest of the newest qwzx",
+    FAM_WORD: "lowest",
+    UNS_NBEST: 5,
 }
 # Values a session must not share with another: each session gets a new one.
 FRESH: dict[str, Callable[[], Any]] = {USER_CORPORA: dict, PICK_UPLOADED: dict, TRAIN_CACHE: OrderedDict}
@@ -270,6 +299,10 @@ FRESH: dict[str, Callable[[], Any]] = {USER_CORPORA: dict, PICK_UPLOADED: dict, 
 def request_from_values(values: Mapping[str, Any]) -> TrainRequest:
     """The training request the settings ask for. Raises BPEError with a message for the user."""
     get = lambda key: values.get(key, SETTING_DEFAULTS[key])  # noqa: E731
+    family = get(W_FAMILY)
+    if family != "bpe":
+        return family_request(family, int(get(W_VOCAB)), limit=MAX_APP_MERGES, lowercase=bool(get(W_LOWER)),
+                              tie_break=get(W_TIE), min_frequency=int(get(W_MINFREQ)), transition=get(W_TRANSITION))
     settings = Settings(
         mode=get(W_MODE),
         eow=get(W_EOW),
@@ -302,6 +335,10 @@ def values_for_request(request: TrainRequest) -> dict[str, Any]:
         W_MINFREQ: s.min_frequency,
     }
     out[W_MERGES if request.target == "merges" else W_VOCAB] = request.amount
+    out[W_FAMILY] = request.family
+    if request.family != "bpe":  # only the settings the family has (training.family_request)
+        out = {key: out[key] for key in (W_FAMILY, W_TARGET, W_VOCAB, W_LOWER, W_TIE, W_MINFREQ)}
+        out[W_TRANSITION] = request.transition or 0
     return out
 
 

@@ -22,6 +22,7 @@ import pickle
 import sys
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -29,7 +30,7 @@ from bpe_core import BPEError, Settings, Tokenizer
 from bpe_core.analysis import mistakes
 from explorer.data import lessons
 from explorer.data.corpus import Corpus, CorpusStats, corpus_stats, sample_corpus
-from explorer.data.training import Trained, TrainRequest, train_corpus
+from explorer.data.training import Trained, TrainRequest, counting_status, progress_status, train_corpus
 from explorer.data.worker import TrainingJob, TrainingPool
 from explorer.display.render import md_escape
 from explorer.ui import state
@@ -222,15 +223,18 @@ def _train_here(corpus: Corpus, request: TrainRequest, slot: st.delta_generator.
     bar = slot.progress(0.0, text=f"Training on {title}: counting words…") if slot is not None else None
     last = [0.0]
 
-    def update(done: int, total: int) -> None:
-        now = time.monotonic()
-        if bar is None or (now - last[0] < 0.1 and done < total):
-            return
-        last[0] = now
-        bar.progress(min(1.0, done / max(1, total)), text=f"Training on {title}: merge {done:,} of {total:,}")
+    def updater(words: Callable[[int, int], str]) -> Callable[[int, int], None]:
+        def update(done: int, total: int) -> None:
+            now = time.monotonic()
+            if bar is None or (now - last[0] < 0.1 and done < total):
+                return
+            last[0] = now
+            bar.progress(min(1.0, done / max(1, total)), text=f"Training on {title}: {words(done, total)}")
+        return update
 
     try:
-        return train_corpus([corpus.text], request, progress=update)
+        status = updater(lambda d, t: progress_status(request.family, d, t))
+        return train_corpus([corpus.text], request, progress=status, count_progress=updater(counting_status))
     finally:
         if slot is not None:
             slot.empty()

@@ -1,10 +1,15 @@
 """The tokenizers the Tokenize, Compare, Vocabulary, Unseen words and BPE-dropout pages can show.
 
 Streamlit glue next to `store`: the sidebar's trained tokenizer (from `store`), tokenizers
-uploaded in this session, and the built-in ones (`bpe_core.builtin`: GPT-2, cl100k, o200k,
-Llama 3, Qwen 3), each loaded once per process and shared by every session. A built-in whose
-package is missing stays in the list, marked, and picking it says which package to install.
+uploaded in this session (our WordPiece, Unigram and SuperBPE files too), and the built-in
+ones (`bpe_core.builtin`: GPT-2, cl100k, o200k, Llama 3, Qwen 3), each loaded once per process
+and shared by every session. A built-in whose package is missing stays in the list, marked, and
+picking it says which package to install.
 Uploads are read by the pure `explorer.data.tokenizer_files`.
+
+Pages about BPE's merges ask for `tokenizer_for` (a BPE `Tokenizer`) and are offered BPE
+tokenizers only; the pages that work for every family pass `families=True` and ask `model_for`
+(an `AnyModel`).
 """
 from __future__ import annotations
 
@@ -16,6 +21,8 @@ import streamlit as st
 from bpe_core import BPEError, Tokenizer
 from bpe_core.analysis import VocabRow, vocabulary_table
 from bpe_core.builtin import builtin_info, builtin_names, is_builtin, load_builtin
+from explorer.data.any_model import AnyModel
+from explorer.data.family_view import family_of
 from explorer.data.tokenizer_files import Uploaded, read_tokenizer_files
 from explorer.display.render import md_escape
 from explorer.ui import state, store
@@ -87,10 +94,14 @@ def add_uploads(files: Sequence[tuple[str, bytes]]) -> list[Uploaded]:
         store[item.key] = item  # newest last
     while len(store) > MAX_UPLOADED:
         store.pop(next(iter(store)))
-    notice = [("error", p) for p in problems] + [("success", f"Loaded {u.label}: {u.tokenizer.vocab_size:,} tokens, "
-                                                              f"{len(u.tokenizer.merges):,} merges.") for u in loaded]
+    notice = [("error", p) for p in problems] + [("success", f"Loaded {u.label}: {_size_text(u.any)}.") for u in loaded]
     st.session_state[state.PICK_NOTICE] = notice
     return loaded
+
+
+def _size_text(model: AnyModel) -> str:
+    merges = model.merge_count
+    return f"{model.vocab_size:,} tokens" + (f", {merges:,} merges" if merges is not None else "")
 
 
 def show_upload_notice() -> None:
@@ -108,39 +119,60 @@ def sidebar_label() -> str:
     return f"Trained here: {store.corpus_title(ss[state.TRAINED_FOR][0])}, {trained.request.describe()}"
 
 
-def choices(*, builtins: bool = True) -> dict[str, str]:
-    """Key -> label of the tokenizers a page can explore: the sidebar's, this session's uploads, the built-ins."""
-    out = {SIDEBAR: sidebar_label()} if st.session_state[state.TRAINED] is not None else {}
-    out.update({key: item.label for key, item in uploaded().items()})
+def choices(*, builtins: bool = True, families: bool = False) -> dict[str, str]:
+    """Key -> label of the tokenizers a page can explore: the sidebar's, this session's uploads, the built-ins.
+
+    Without `families`, only BPE tokenizers (the sidebar's when it trained BPE, BPE uploads).
+    """
+    trained = st.session_state[state.TRAINED]
+    out = {SIDEBAR: sidebar_label()} if trained is not None and (families or family_of(trained) == "bpe") else {}
+    out.update({key: item.label for key, item in uploaded().items() if families or item.family == "bpe"})
     if builtins:
         out.update({builtin_key(name): builtin_label(name) for name in builtin_names()})
     return out
 
 
-def tokenizer_for(key: str) -> Tokenizer:
-    """The tokenizer with this key; BPEError if it is no longer in the session or cannot be loaded."""
+def model_for(key: str) -> AnyModel:
+    """The tokenizer of any family with this key; BPEError if it is gone or cannot be loaded."""
     if key == SIDEBAR:
         trained = st.session_state[state.TRAINED]
         if trained is None:
             raise BPEError("nothing has been trained yet: pick a corpus and press Train in the sidebar")
-        return trained.tokenizer
+        return AnyModel.of_trained(trained)
     name = builtin_of(key)
     if name is not None:
-        return load(name)
+        return AnyModel.of(load(name))
     item = uploaded().get(key)
     if item is None:
         raise BPEError("that uploaded tokenizer is no longer in this session; upload it again on the Files page")
-    return item.tokenizer
+    return item.any
 
 
-def tokenizer_or_stop(key: str) -> Tokenizer:
-    """`tokenizer_for`, or a one-line message and the end of the page when it cannot be had."""
+def tokenizer_for(key: str) -> Tokenizer:
+    """The BPE tokenizer with this key; BPEError if it is gone, cannot be loaded or is another family."""
+    model = model_for(key)
+    if model.family != "bpe" or model.tokenizer is None:
+        raise BPEError(f"this is a {model.title} tokenizer; this page works on BPE tokenizers only")
+    return model.tokenizer
+
+
+def _or_stop(get, key: str):
     try:
-        return tokenizer_for(key)
+        return get(key)
     except BPEError as exc:
         st.info(md_escape(str(exc)))
         st.stop()
         raise  # st.stop() ends the run; this line only tells type checkers so
+
+
+def tokenizer_or_stop(key: str) -> Tokenizer:
+    """`tokenizer_for`, or a one-line message and the end of the page when it cannot be had."""
+    return _or_stop(tokenizer_for, key)
+
+
+def model_or_stop(key: str) -> AnyModel:
+    """`model_for`, or a one-line message and the end of the page when it cannot be had."""
+    return _or_stop(model_for, key)
 
 
 def caption(key: str) -> str:
@@ -156,6 +188,8 @@ def caption(key: str) -> str:
     item = uploaded().get(key)
     if item is None:
         return ""
+    if item.family != "bpe":
+        return (f"**{md_escape(item.name)}** · uploaded {md_escape(item.kind)} · {_size_text(item.any)}")
     tok = item.tokenizer
     s = tok.settings
     what = f"{s.mode} mode, " + (f"end-of-word {s.eow}" if s.mode == "word" else f"pre-tokenizer {s.pretokenizer}")
@@ -176,13 +210,13 @@ def show_about(key: str) -> None:
         st.caption(md_escape(terms(key)))
 
 
-def pick(label: str, widget_key: str, remember: str = state.PICK_EXPLORE) -> str | None:
-    """A picker over `choices()`, remembered in `remember` across pages; returns the chosen key.
+def pick(label: str, widget_key: str, remember: str = state.PICK_EXPLORE, *, families: bool = False) -> str | None:
+    """A picker over `choices(families=...)`, remembered in `remember` across pages; returns the chosen key.
 
     The Vocabulary and BPE-dropout pages share state.PICK_EXPLORE; a page with its own key keeps its own choice.
     """
     ss = st.session_state
-    options = choices()
+    options = choices(families=families)
     if not options:
         return None
     if ss.get(remember) not in options:

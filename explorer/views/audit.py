@@ -60,6 +60,7 @@ page_header.header(
     "and which tokens look under-trained: never produced on a reference corpus, or not produced even by "
     "encoding their own text.",
     summary=False)
+page_header.bpe_only("The token audit")
 st.html(view.CSS)
 
 options = picker.choices()

@@ -1,4 +1,4 @@
-"""Compare: up to four tokenizers side by side on the same text, with the disagreements marked."""
+"""Compare: up to four tokenizers of any family side by side on the same text, with the disagreements marked."""
 from __future__ import annotations
 
 import streamlit as st
@@ -7,8 +7,10 @@ from bpe_core import BPEError, Settings
 from bpe_core.analysis import compare_segmentations, token_count_curve
 from bpe_core.builtin import builtin_info, builtin_names
 from bpe_core.settings import EOW_STYLES, MODES, PRETOKENIZERS, TIE_BREAKS
+from explorer.data.any_model import AnyModel, pieces_encoding
+from explorer.data.family_view import FAMILIES, FAMILY_TITLES, family_of
 from explorer.data.tokenizer_files import UPLOAD_TYPES
-from explorer.data.training import TrainRequest
+from explorer.data.training import TrainRequest, family_request
 from explorer.display import compare as view
 from explorer.display.compare import Entry
 from explorer.display.render import md_escape
@@ -45,9 +47,9 @@ trained_here = page_header.header(
     "The same text through up to four tokenizers. Red outlines mark where their token boundaries disagree.")
 st.html(view.CSS)
 
-if state.CMP_ENTRIES not in ss:  # first visit: the sidebar's tokenizer and the same one with half its merges
+if state.CMP_ENTRIES not in ss:  # first visit: the sidebar's tokenizer and (BPE) the same one with half its merges
     ss[state.CMP_ENTRIES] = [view.sidebar_entry()] if trained_here is not None else []
-    if trained_here is not None and trained_here.steps >= 2:
+    if trained_here is not None and family_of(trained_here) == "bpe" and trained_here.steps >= 2:
         try:  # cut from the sidebar's training, not trained again (seconds on a large corpus)
             corpus = store.get_corpus(ss[state.TRAINED_FOR][0])
             half = trained_here.first_merges(trained_here.steps // 2)
@@ -78,27 +80,39 @@ with st.expander(f"Add a tokenizer ({in_use} of {view.MAX_ENTRIES} in use)", exp
                          args=(view.sidebar_entry(),))
     with train_tab, st.form(state.CMP_FORM, border=False):
         options = store.corpus_options()
-        c1, c2, c3 = st.columns(3)
+        c0, c1, c2, c3 = st.columns(4)
+        family = c0.selectbox("Family", FAMILIES, format_func=FAMILY_TITLES.get, key=state.CMP_W_FAMILY)
         corpus_key = c1.selectbox("Corpus", list(options), format_func=lambda k: options.get(k, k),
                                   index=list(options).index(ss[state.CORPUS]) if ss[state.CORPUS] in options else 0)
-        mode = c2.selectbox("Mode", MODES, key=state.CMP_W_MODE)
-        merges = c3.number_input("Merges", min_value=0, max_value=state.MAX_INPUT, value=20, step=1,
-                                 key=state.CMP_W_MERGES)
-        c4, c5, c6 = st.columns(3)
+        mode = c2.selectbox("Mode (BPE)", MODES, key=state.CMP_W_MODE)
+        merges = c3.number_input("Merges (BPE) or vocabulary size", min_value=0, max_value=state.MAX_INPUT, value=20,
+                                 step=1, key=state.CMP_W_MERGES,
+                                 help="BPE learns this many merges; WordPiece, Unigram and SuperBPE train to this "
+                                      "vocabulary size.")
+        c4, c5, c6, c7 = st.columns(4)
         eow = c4.selectbox("End of word (word mode)", EOW_STYLES, key=state.CMP_W_EOW)
         pretok = c5.selectbox("Pre-tokenizer (text, bytes)", ("", *PRETOKENIZERS), key=state.CMP_W_PRETOK,
                               format_func=lambda p: p or "the mode's default")
         tie = c6.selectbox("Tie-break", TIE_BREAKS, key=state.CMP_W_TIE)
+        transition = c7.number_input("Transition (SuperBPE)", min_value=0, max_value=state.MAX_INPUT, value=0, step=1,
+                                     key=state.CMP_W_TRANSITION,
+                                     help="The vocabulary size where SuperBPE's phase two (merges across spaces) "
+                                          "starts; 0: the engine's default, 90% of the vocabulary.")
         if st.form_submit_button("Train and add", type="primary", icon=":material/add:"):
             try:
-                request = TrainRequest(Settings(mode=mode, eow=eow, pretokenizer=pretok if mode != "word" else "",
-                                                tie_break=tie), "merges", int(merges))
+                if family == "bpe":
+                    request = TrainRequest(Settings(mode=mode, eow=eow, pretokenizer=pretok if mode != "word" else "",
+                                                    tie_break=tie), "merges", int(merges))
+                else:
+                    request = family_request(family, int(merges), limit=state.MAX_APP_MERGES,
+                                             transition=int(transition))
                 _train_entry(corpus_key, request, st.empty())
             except BPEError as exc:
                 ss[state.CMP_NOTICE] = f"Could not train: {exc}"
     with upload_tab:
         st.file_uploader("Hugging Face tokenizer.json, GPT-2 vocab.json + merges.txt (both together), a .tiktoken "
-                         "file or our model.json", type=list(UPLOAD_TYPES), accept_multiple_files=True,
+                         "file or our model.json (BPE, WordPiece, Unigram or SuperBPE)", type=list(UPLOAD_TYPES),
+                         accept_multiple_files=True,
                          key=state.CMP_W_UPLOAD, on_change=_uploaded)
         picker.show_upload_notice()
         for key, item in picker.uploaded().items():
@@ -119,25 +133,25 @@ if ss[state.CMP_NOTICE]:
     st.warning(md_escape(ss[state.CMP_NOTICE]))
 
 # ---- resolve the entries into tokenizers -----------------------------------------------------
-columns = []  # (entry, label, tokenizer, trained bundle or None)
+columns = []  # (entry, label, AnyModel, trained bundle or None)
 for entry in ss[state.CMP_ENTRIES]:
-    if entry.kind == "sidebar":
-        if trained_here is not None:
-            label = (f"Sidebar: {store.corpus_title(ss[state.TRAINED_FOR][0])}: "
-                     f"{view.short_description(trained_here.request)}")
-            columns.append((entry, label, trained_here.tokenizer, trained_here))
-    elif entry.kind == "trained":
-        columns.append((entry, entry.label, entry.trained.tokenizer, entry.trained))
-    elif entry.kind == "file":
-        if entry.key in picker.uploaded():
-            columns.append((entry, entry.label, picker.uploaded()[entry.key].tokenizer, None))
-        else:
-            st.warning(f"{md_escape(entry.label)} is no longer in this session: upload it again.")
-    elif entry.kind == "builtin":
-        try:
-            columns.append((entry, entry.label, picker.tokenizer_for(entry.key), None))
-        except BPEError as exc:  # its package was removed since it was added
-            st.warning(md_escape(f"{entry.label}: {exc}"))
+    try:
+        if entry.kind == "sidebar":
+            if trained_here is not None:
+                label = (f"Sidebar: {store.corpus_title(ss[state.TRAINED_FOR][0])}: "
+                         f"{view.short_description(trained_here.request)}")
+                columns.append((entry, label, AnyModel.of_trained(trained_here), trained_here))
+        elif entry.kind == "trained":
+            columns.append((entry, entry.label, AnyModel.of_trained(entry.trained), entry.trained))
+        elif entry.kind == "file":
+            if entry.key in picker.uploaded():
+                columns.append((entry, entry.label, picker.uploaded()[entry.key].any, None))
+            else:
+                st.warning(f"{md_escape(entry.label)} is no longer in this session: upload it again.")
+        elif entry.kind == "builtin":
+            columns.append((entry, entry.label, picker.model_for(entry.key), None))
+    except BPEError as exc:  # e.g. a built-in's package was removed since it was added
+        st.warning(md_escape(f"{entry.label}: {exc}"))
 if not columns:
     st.info("Add a tokenizer above to start comparing.")
     st.stop()
@@ -145,39 +159,55 @@ if not text:
     st.info("Type some text above.")
     st.stop()
 
-encodings, usable = [], []
+segments, usable = [], []
 for column_info in columns:
     try:
-        encodings.append(column_info[2].encode(text))
+        segments.append(column_info[2].segment(text))
         usable.append(column_info)
     except BPEError as exc:  # e.g. an imported tokenizer without an unknown token meets an unseen character
         st.error(f"{md_escape(column_info[1])} cannot encode this text: {md_escape(str(exc))}")
 columns = usable
 if not columns:
     st.stop()
+encodings = [pieces_encoding(pieces) for pieces in segments]
 comparison = compare_segmentations(text, encodings, ignore_whitespace=ss[state.CMP_IGNORE_WS])
 labels = [label for _, label, _, _ in columns]
-tokenizers = [tok for _, _, tok, _ in columns]
+models = [model for _, _, model, _ in columns]
+unknown = [[p.unknown for p in pieces] for pieces in segments]
 if len(columns) > 1:
     st.markdown(f"**{comparison.disagreements:,} place{'s' * (comparison.disagreements != 1)} where the token "
                 "boundaries disagree** (red bars; shaded: a character whose bytes some tokenizers split)")
     st.html(view.marked_text_html(comparison))
-st.dataframe(view.counts_table(labels, tokenizers, comparison), hide_index=True, width="stretch")
+st.dataframe(view.counts_table(labels, models, comparison, unknown=[sum(u) for u in unknown]), hide_index=True,
+             width="stretch")
 
 cols = st.columns(len(columns), gap="medium")
-for col, (entry, label, tok, _), column in zip(cols, columns, comparison.columns):
+for col, (entry, label, model, _), column, pieces in zip(cols, columns, comparison.columns, segments):
     with col, st.container(border=True):
         st.markdown(f"**{md_escape(label)}**")
-        st.caption(f"{column.token_count:,} tokens · {column.chars_per_token:.2f} characters per token · "
-                   f"vocabulary {tok.vocab_size:,}")
-        st.html(view.column_html(tok, text, column, as_hex=ss[state.CMP_AS_HEX]))
+        merges = "" if model.merge_count is None else f" · {model.merge_count:,} merges"
+        st.caption(f"{model.title} · {column.token_count:,} tokens · {column.chars_per_token:.2f} characters per "
+                   f"token · vocabulary {model.vocab_size:,}{merges}")
+        st.html(view.column_html(model, text, column, as_hex=ss[state.CMP_AS_HEX], unknown=[p.unknown for p in pieces]))
+        if any(p.superword for p in pieces):
+            st.caption("Underlined in purple: superwords, one token across a space.")
         st.button("Remove", key=state.b_cmp_remove(entry.key), on_click=_remove, args=(entry.key,),
                   icon=":material/close:", type="tertiary")
 
-curves = [(label, token_count_curve(tok, text, points=view.CURVE_POINTS))
-          for _, label, tok, bundle in columns if bundle is not None and tok.merges]
+if len(columns) > 1:
+    held = [m.model or m.tokenizer for m in models]  # the objects themselves: an id could be reused
+    memo = ss.get(state.CMP_OVERLAP_MEMO)
+    if memo is None or len(memo[0]) != len(held) or any(a is not b for a, b in zip(memo[0], held)) \
+            or memo[2] != labels:
+        memo = ss[state.CMP_OVERLAP_MEMO] = (held, view.overlap_table(labels, models), labels)
+    st.markdown("**Vocabulary overlap:** tokens compared by the text they stand for (WordPiece's ##, Unigram's ▁, "
+                "byte letters and a word-start space read away); unknown tokens left out")
+    st.dataframe(memo[1], hide_index=True, width="stretch")
+
+curves = [(label, token_count_curve(model.tokenizer, text, points=view.CURVE_POINTS))
+          for _, label, model, bundle in columns if bundle is not None and model.family == "bpe" and model.merge_count]
 if curves:
     st.markdown("**The vocabulary-size question in miniature:** this text's token count with only the first k "
-                "merges of each trained tokenizer")
+                "merges of each trained BPE tokenizer")
     st.plotly_chart(view.curve_figure(curves, presenter=page_header.presenter()), key=state.CMP_CURVE,
                     config={"displayModeBar": False}, width="stretch")

@@ -17,6 +17,7 @@ page_header.header(
     "BPE-dropout",
     "While encoding, each applicable merge is skipped with probability p, so one word gets many segmentations: "
     "a regularizer used in training (Provilkov et al., 2020).", summary=False)
+page_header.bpe_only("BPE-dropout")
 source = picker.pick("Tokenizer", state.DROP_W_SOURCE)
 if source is None:
     st.stop()

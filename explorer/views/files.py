@@ -1,4 +1,5 @@
-"""Import and export: download the trained tokenizer (and prove the round trip), or upload one to explore."""
+"""Import and export: download the trained tokenizer of any family (and prove the round trip), or upload one
+(BPE in any format, or our WordPiece, Unigram or SuperBPE JSON) to explore."""
 from __future__ import annotations
 
 import pandas as pd
@@ -6,14 +7,22 @@ import streamlit as st
 
 from bpe_core import BPEError, merge_tree
 from explorer.data import tokenizer_files
+from explorer.data.any_model import AnyModel
 from explorer.data.tokenizer_files import UPLOAD_TYPES
 from explorer.display import charts, tables
 from explorer.display import compare as cmp
-from explorer.display.render import Chip, as_sentence, chips_html, md_escape, token_text
+from explorer.display.render import as_sentence, md_escape, token_text
+from explorer.display.vocabulary import family_chips_html
 from explorer.ui import page_header, state, store
 from explorer.ui import tokenizer_picker as picker
 
 TREES_SHOWN = 12
+OURS_HOLDS = {  # what our JSON keeps of each family
+    "bpe": "Everything: settings, merges and the training trace.",
+    "wordpiece": "The vocabulary, its options and every training step with its score.",
+    "unigram": "The pieces with their log-probabilities and every pruning round.",
+    "superbpe": "The merges, the transition and the phase-two rules.",
+}
 ss = st.session_state  # this page's keys are state.IO_*
 
 
@@ -37,14 +46,16 @@ st.subheader("Download the trained tokenizer")
 if trained is None:
     st.info("Train a tokenizer in the sidebar first.")
 else:
-    tok = trained.tokenizer
+    model = AnyModel.of_trained(trained)
+    tok = model.tokenizer if model.family == "bpe" else model  # what the round trips encode with
     if ss.get(state.IO_EXPORTS) is None or ss[state.IO_EXPORTS][0] is not trained:
-        ss[state.IO_EXPORTS] = (trained, tokenizer_files.export_tokenizer(tok))
+        ss[state.IO_EXPORTS] = (trained, tokenizer_files.export_tokenizer(model.tokenizer) if model.family == "bpe"
+                                else tokenizer_files.export_family(model.model))
     exports = ss[state.IO_EXPORTS][1]
     ours_col, hf_col, gpt2_col = st.columns(3, gap="medium")
     with ours_col, st.container(border=True):
         st.markdown("**Our JSON** · `model.json`")
-        st.caption("Everything: settings, merges and the training trace. Load it here or with `python -m bpe_core`.")
+        st.caption(OURS_HOLDS[model.family] + " Load it here or with `python -m bpe_core`.")
         st.download_button("Download model.json", exports.ours, tokenizer_files.OURS_FILE, "application/json",
                            key=state.IO_DL_OURS, on_click="ignore", icon=":material/download:")
     with hf_col, st.container(border=True):
@@ -89,7 +100,7 @@ else:
                          f"({len(trip.ours_ids):,} tokens here, {len(trip.their_ids):,} there). The first differences:")
                 differences = pd.DataFrame(trip.differences())
                 for column in ("our token", "their token"):  # as every page shows a token, not as stored
-                    differences[column] = [token_text(t, byte_level=trained.byte_level) for t in differences[column]]
+                    differences[column] = [token_text(t, byte_level=model.byte_level) for t in differences[column]]
                 st.dataframe(differences, hide_index=True, width="stretch",
                              placeholder=tables.EMPTY)
             with st.expander("The two encodings token by token"):
@@ -97,10 +108,10 @@ else:
                 get = lambda seq, i: seq[i] if i < len(seq) else None  # noqa: E731
                 st.dataframe(pd.DataFrame({
                     "position": list(rows),
-                    "token here": [token_text(get(trip.ours_tokens, i) or "", byte_level=trained.byte_level)
+                    "token here": [token_text(get(trip.ours_tokens, i) or "", byte_level=model.byte_level)
                                    for i in rows],
                     "id here": [get(trip.ours_ids, i) for i in rows],
-                    "token in tokenizers": [token_text(get(trip.their_tokens, i) or "", byte_level=trained.byte_level)
+                    "token in tokenizers": [token_text(get(trip.their_tokens, i) or "", byte_level=model.byte_level)
                                             for i in rows],
                     "id in tokenizers": [get(trip.their_ids, i) for i in rows],
                 }), hide_index=True, width="stretch", placeholder=tables.EMPTY)
@@ -119,7 +130,8 @@ else:
 # ---- import ----------------------------------------------------------------------------------
 st.subheader("Explore a tokenizer file")
 st.file_uploader("Hugging Face tokenizer.json, GPT-2 vocab.json + merges.txt (select both), a .tiktoken rank file, "
-                 "or our model.json", type=list(UPLOAD_TYPES), accept_multiple_files=True, key=state.IO_W_UPLOAD,
+                 "or our model.json (BPE, WordPiece, Unigram or SuperBPE)", type=list(UPLOAD_TYPES),
+                 accept_multiple_files=True, key=state.IO_W_UPLOAD,
                  on_change=_uploaded)
 picker.show_upload_notice()
 uploads = picker.uploaded()
@@ -132,30 +144,38 @@ if ss.get(state.IO_W_PICK) not in uploads:
     ss[state.IO_W_PICK] = keys[-1]
 key = st.selectbox("Uploaded tokenizer", keys, format_func=lambda k: uploads[k].label, key=state.IO_W_PICK)
 item = uploads[key]
-up = item.tokenizer
-s = up.settings
-st.caption(md_escape(f"{item.kind} · {s.mode} mode · pre-tokenizer {s.pretokenizer} · vocabulary {up.vocab_size:,} · "
-                     f"{len(up.merges):,} merges" + (f" · unknown token {up.unk_token}" if up.unk_token else "")))
+up = item.any
+if up.family == "bpe":
+    s = item.tokenizer.settings
+    st.caption(md_escape(f"{item.kind} · {s.mode} mode · pre-tokenizer {s.pretokenizer} · vocabulary "
+                         f"{up.vocab_size:,} · {up.merge_count:,} merges"
+                         + (f" · unknown token {up.unk_token}" if up.unk_token else "")))
+else:
+    merges = f" · {up.merge_count:,} merges" if up.merge_count is not None else ""
+    st.caption(md_escape(f"{item.kind} · vocabulary {up.vocab_size:,}{merges}"
+                         + (f" · unknown token {up.unk_token}" if up.unk_token else "")))
 go_vocab, go_compare = st.columns(2)
-if go_vocab.button("Open its vocabulary and life stories", key=state.IO_OPEN_VOCAB, icon=":material/table:"):
+if go_vocab.button("Open its vocabulary" + (" and life stories" if up.merge_based else ""), key=state.IO_OPEN_VOCAB,
+                   icon=":material/table:"):
     ss[state.PICK_EXPLORE] = key
     st.switch_page("views/vocabulary.py")
 if go_compare.button("Compare it with the others", key=state.IO_OPEN_COMPARE, icon=":material/compare:"):
     _compare(key, item.label)
     st.switch_page("views/compare.py")
 st.text_input("How it splits text", key=state.IO_W_PROBE, on_change=state.bind(ss, state.IO_W_PROBE, state.IO_PROBE))
+probe = ss[state.IO_PROBE][:2000]
 try:
-    encoding = up.encode(ss[state.IO_PROBE][:2000])
+    pieces = up.segment(probe)
 except BPEError as exc:
     st.error(f"This tokenizer cannot encode that text: {md_escape(str(exc))}")
     st.stop()
-byte_level = s.mode == "bytes"
-st.html(chips_html([Chip(t, token_id=i, birth=up.birth.get(t), unknown=up.unk_id is not None and i == up.unk_id)
-                    for t, i in zip(encoding.tokens, encoding.ids)], byte_level=byte_level, show_id=True))
-st.caption(f"{len(encoding):,} tokens.")
-shown = list(dict.fromkeys(encoding.tokens))[:TREES_SHOWN]
+st.html(family_chips_html(up, pieces, probe))
+st.caption(f"{len(pieces):,} tokens.")
+if not up.merge_based:
+    st.stop()
+shown = list(dict.fromkeys(p.token for p in pieces if not p.unknown))[:TREES_SHOWN]
 if shown:
     st.markdown(f"**Merge trees** of {'the first ' if len(shown) == TREES_SHOWN else ''}{len(shown)} distinct tokens")
-    st.plotly_chart(charts.merge_tree_figure([merge_tree(up, t) for t in shown], byte_level=byte_level,
+    st.plotly_chart(charts.merge_tree_figure([merge_tree(up.tokenizer, t) for t in shown], byte_level=up.byte_level,
                                              presenter=page_header.presenter()),
                     key=state.IO_TREES, config={"displayModeBar": False}, width="stretch")

@@ -8,7 +8,7 @@ from explorer.data import lessons
 from explorer.data.corpus import pasted_corpus
 from explorer.display import tables
 from explorer.display.render import Chip, chips_html, md_escape
-from explorer.ui import animation, state, store
+from explorer.ui import animation, page_header, state, store
 
 ss = st.session_state
 
@@ -43,6 +43,7 @@ def _check(ok: bool, what: str) -> None:
 st.title("Lessons")
 st.caption("Three BPE lessons, each reproduced by the engine with the lesson's own numbers checked. "
            "\"Open in the explorer\" loads the lesson's corpus and settings and plays the animation.")
+page_header.bpe_only("Lessons")
 tab000, tab003, tab002 = st.tabs([lessons.SEED000.title, lessons.SEED003.title, lessons.SEED002.title])
 
 with tab000:

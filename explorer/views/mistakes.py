@@ -8,7 +8,7 @@ from bpe_core.analysis.longest_match import WORD_CAP, differences
 from explorer.data import lessons
 from explorer.display import tables
 from explorer.display.render import token_text
-from explorer.ui import state, store
+from explorer.ui import page_header, state, store
 
 ss = st.session_state
 LONG_WORD = 80  # characters of a word shown whole in the "your tokenizer" table
@@ -25,6 +25,7 @@ def _show(rows: list[tuple[str, list[str], list[str]]], *, right: str, wrong: st
 st.title("Common mistakes")
 st.caption(f"The mistakes the lesson \u201c{lessons.SEED000.title}\u201d warns about, each computed with the engine "
            "on that lesson's corpus (10 merges) and shown next to the right answer.")
+sidebar_is_bpe = page_header.bpe_only("Common mistakes")
 
 tok = store.lesson_trained("seed000").tokenizer
 
@@ -62,7 +63,7 @@ _show(mistakes.greedy_rows(plain, ["lower", "lowest", "newer", "slow"]), right="
 st.markdown("With the lesson's merges trained without a marker, *lower* is **lo we r** under BPE: merge 1 "
             "(w + e) fires before l + o, so *low* can never form. Longest-match grabs **low** first.")
 current = ss[state.TRAINED]
-if current is not None:
+if current is not None and sidebar_is_bpe:
     mine = current.tokenizer
     words = [w for w, _ in current.top_words] + mine.words_of(ss[state.WORDS])
     found = differences(mine, words, cap=WORD_CAP)

@@ -25,6 +25,7 @@ trained = page_header.header(
     "differ from the full run's.")
 if trained is None or ss[state.TRAINED_FOR] is None:
     st.stop()
+page_header.bpe_only("Training stability", stop=True)
 try:
     corpus = store.get_corpus(ss[state.TRAINED_FOR][0])
 except BPEError as exc:

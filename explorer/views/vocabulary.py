@@ -1,4 +1,8 @@
-"""Vocabulary: every token with its numbers, token lengths, nearly unused tokens, and one token's life story."""
+"""Vocabulary: every token with its numbers, token lengths, nearly unused tokens, and one token's life story.
+
+Any family: BPE and SuperBPE (merges, so life stories and merge trees; SuperBPE's superwords and
+phases marked), WordPiece and Unigram (their own table: continuation pieces, log-probabilities).
+"""
 from __future__ import annotations
 
 import pandas as pd
@@ -7,8 +11,8 @@ import streamlit as st
 from bpe_core.analysis import life_story
 from explorer.display import charts
 from explorer.display import vocabulary as view
-from explorer.display.render import Chip, chips_html
-from explorer.ui import animation, page_header, state
+from explorer.display.render import Chip, chips_html, md_escape
+from explorer.ui import animation, page_header, state, vocabulary_families
 from explorer.ui import tokenizer_picker as picker
 
 ss = st.session_state  # this page's keys are state.VOC_*
@@ -28,27 +32,40 @@ def _row_clicked() -> None:
 
 
 page_header.header("Vocabulary",
-                    "Every token: when it was made, how long it is, and how much it is still used after training.",
+                    "Every token: how long it is, the text it stands for and, for the families that merge (BPE, "
+                    "WordPiece, SuperBPE), when it was made; Unigram's pieces come with their log-probability.",
                     summary=False)
-source = picker.pick("Tokenizer", state.VOC_W_SOURCE)
+source = picker.pick("Tokenizer", state.VOC_W_SOURCE, families=True)
 if source is None:
     st.stop()
 picker.show_about(source)  # the tokenizer this page shows, which may not be the sidebar's; a built-in's terms
-tok = picker.tokenizer_or_stop(source)
+model = picker.model_or_stop(source)
+if model.family in ("wordpiece", "unigram"):
+    vocabulary_families.show(model, source)
+    st.stop()
+tok = model.tokenizer  # BPE's, or SuperBPE's merge view (its vocabulary, ranks and merge trees)
+superbpe = model.family == "superbpe"
 rows = picker.vocab_rows(tok, source)
 byte_level = tok.settings.mode == "bytes"
 by_id = {r.id: r for r in rows}
 has_counts = any(r.uses is not None for r in rows)
-if not has_counts:
+if superbpe:
+    st.caption(md_escape(f"SuperBPE: {view.phases_note(model.model.transition)} {len(model.model.superwords):,} "
+                         "tokens are superwords."))
+elif not has_counts:
     st.info(("This tokenizer was published without its training record" if picker.builtin_of(source) else
              "This tokenizer came from a file without a training record") + ": merge counts and uses are unknown.")
 
 st.subheader(f"All {len(rows):,} tokens")
 query = st.text_input("Search tokens (a space or · matches a space)", key=state.VOC_W_SEARCH)
 found = view.search(rows, query)
+if superbpe and st.toggle("Superwords only", key=state.VOC_W_SUPER):
+    found = [r for r in found if model.is_superword(r.token)]
 ss[state.VOC_SHOWN_IDS] = [r.id for r in found]
 builtin = picker.builtin_of(source)
 frame = _builtin_frame(builtin) if builtin is not None and not query else view.vocab_frame(found)
+if superbpe:
+    frame = view.with_phases(frame, found, model)
 st.dataframe(frame, hide_index=True, width="stretch", height=360, key=state.VOC_W_TABLE,
              on_select=_row_clicked, selection_mode="single-row", placeholder=view.EMPTY)
 st.caption(f"{len(found):,} of {len(rows):,} tokens. Click a column name to sort; click a row to see its life story "

@@ -126,3 +126,11 @@ def test_chips_show_what_the_engine_shows():
     for token in tok.vocab:
         assert token_text(token, byte_level=True) == display_token(tok, token)
         assert _drawn(token_html(token, byte_level=True)) == display_token(tok, token)
+
+
+def test_an_unknown_chip_names_the_models_own_unknown_token():
+    # WordPiece writes [UNK]; a BPE tokenizer of ours <unk>: the chip and its hover say which.
+    wordpiece = chip_html(Chip("slow", token_id=0, unknown=True, unk_label="[UNK]"))
+    assert "[UNK] <span" in wordpiece and "never seen in training: [UNK]" in wordpiece
+    assert "&lt;unk&gt;" not in wordpiece
+    assert "&lt;unk&gt; <span" in chip_html(Chip("slow", unknown=True))

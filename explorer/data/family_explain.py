@@ -1,0 +1,120 @@
+"""Why a WordPiece or Unigram model splits a word as it does: the Unseen words page's explanations. Pure.
+
+WordPiece encodes a word by greedy longest match from its start: at each position the longest
+piece of the vocabulary that the rest of the word begins with (after the first piece, spelled with
+the continuation prefix "##"); when no piece matches at some position, the whole word becomes the
+unknown token, as BERT does (and so does a word longer than `max_input_chars_per_word`).
+Unigram encodes a word by Viterbi: the segmentation whose pieces' log-probabilities sum highest;
+`nbest` lists the runners-up with their probabilities. The tokens themselves always come from the
+engine (`encode_word`, `encode_with_spans`, `nbest`); this module only records the search's steps.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from bpe_core.families import UnigramModel, WordPieceModel
+from bpe_core.families.wordpiece_text import normalize, split_words
+
+MAX_TRIED_SHOWN = 6  # candidates listed per position (the count says how many in all)
+MAX_EXPLAINED_WORD = 100  # characters of a word whose candidates are listed
+
+
+@dataclass(frozen=True)
+class MatchStep:
+    """One position of a greedy longest match: the piece found there (None: nothing matched) and
+    how many longer candidates were tried first (the first few of them, longest first)."""
+
+    start: int
+    end: int
+    piece: str | None
+    tried: int
+    tried_shown: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LongestMatch:
+    """A word's greedy longest match: its steps, the engine's tokens and why it is unknown ("" if not)."""
+
+    word: str
+    steps: tuple[MatchStep, ...]
+    tokens: tuple[str, ...]
+    unknown_reason: str
+
+
+def wordpiece_words(model: WordPieceModel, text: str) -> list[str]:
+    """The words of `text` as the model cuts them (BERT's pre-tokenizer, lowercased if the model is)."""
+    return split_words(normalize(text, lowercase=model.lowercase))
+
+
+def longest_match(model: WordPieceModel, word: str) -> LongestMatch:
+    """The greedy longest match of one (normalized) word, step by step.
+
+    >>> model = WordPieceModel(["[UNK]", "un", "##aff", "##able", "a"])
+    >>> [(s.piece, s.tried) for s in longest_match(model, "unaffable").steps]
+    [('un', 7), ('##aff', 4), ('##able', 0)]
+    >>> longest_match(model, "unx").unknown_reason
+    "no piece of the vocabulary matches at character 3 ('##x'), so the whole word is [UNK]"
+    """
+    tokens = tuple(piece[0] for piece in model.encode_word(word))
+    n, prefix, vocab = len(word), model.prefix, model.vocab
+    if n > model.max_input_chars_per_word:
+        reason = (f"the word has {n:,} characters, more than max_input_chars_per_word "
+                  f"({model.max_input_chars_per_word:,}), so it is {model.unk_token} whole")
+        return LongestMatch(word, (), tokens, reason)
+    steps: list[MatchStep] = []
+    start = 0
+    while start < n:
+        tried: list[str] = []
+        end = n
+        while end > start:
+            candidate = word[start:end] if start == 0 else prefix + word[start:end]
+            if candidate in vocab:
+                break
+            if len(tried) < MAX_TRIED_SHOWN:
+                tried.append(candidate)
+            end -= 1
+        count = n - end if end > start else n - start
+        if end == start:  # nothing matched here: the word is unknown
+            steps.append(MatchStep(start, start, None, count, tuple(tried)))
+            first = word[start] if start == 0 else prefix + word[start]
+            reason = (f"no piece of the vocabulary matches at character {start + 1} ({first!r}), "
+                      f"so the whole word is {model.unk_token}")
+            return LongestMatch(word, tuple(steps), tokens, reason)
+        steps.append(MatchStep(start, end, candidate, count, tuple(tried)))
+        start = end
+    return LongestMatch(word, tuple(steps), tokens, "")
+
+
+@dataclass(frozen=True)
+class Segmentation:
+    """One of Unigram's best segmentations of a word: pieces, log-probability, share among those listed."""
+
+    pieces: tuple[str, ...]
+    log_probability: float
+    share: float
+
+
+def unigram_words(text: str) -> list[str]:
+    """The user's words for Unigram: cut at spaces, as the meta-space rule cuts them ("▁" each)."""
+    return [word for word in text.split(" ") if word]
+
+
+def unigram_nbest(model: UnigramModel, word: str, n: int) -> list[Segmentation]:
+    """The `n` best segmentations of `word` (the engine's `nbest`), best first."""
+    return [Segmentation(tuple(pieces), log_p, share) for pieces, log_p, share in model.nbest(word, n)]
+
+
+def piece_score(model: UnigramModel, piece: str) -> float:
+    """A piece's log-probability in the model; a piece it lacks scores as an unknown node does."""
+    index = model.vocab.get(piece)
+    return model.unk_score if index is None or index == model.unk_id else model.scores[index]
+
+
+def probability(log_p: float) -> str:
+    """A log-probability as a readable probability.
+
+    >>> probability(-2.302585092994046), probability(-30.0)
+    ('0.1', '9.36e-14')
+    """
+    return f"{math.exp(log_p):.3g}"

@@ -1,0 +1,127 @@
+"""The Families page drawn: the comparison table, token chips per family, overlap and n-best tables. Pure.
+
+Every token and word comes from the user's corpus or input, so it goes through `render.token_html`
+or `render.escape` (HTML) or is a plain DataFrame cell (shown as text).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from bpe_core.analysis import DropoutDistribution, token_text
+from bpe_core.families.superbpe import is_superword
+from explorer.data.families import BYTE_LEVEL, FAMILIES, LESSON, LONG_WORD, Families, Overlap, encode
+from explorer.display.render import TOKEN_CAP, escape, hue, token_html
+
+MAX_CHIPS = 200  # chips drawn per family for the user's words
+MAX_WORDS_CHARS = 500  # characters of the user's words segmented
+
+
+def lesson_frame(families: Families) -> pd.DataFrame:
+    """The lesson's table with this corpus's numbers: one row per family."""
+    rows = []
+    for run in families.runs:
+        direction, criterion, encoding, multiple = LESSON[run.family]
+        per_word = families.tokens_per_word(run)
+        rows.append({
+            "Family": run.family,
+            "Vocabulary reached": run.vocab_size if run.model is not None else None,
+            "Training (s)": round(run.seconds, 3),
+            "Tokens": run.tokens if run.model is not None else None,
+            "Tokens per word": round(per_word, 3) if per_word is not None else None,
+            "Direction": direction,
+            "Selection criterion": criterion,
+            "Encoding": encoding,
+            "Multiple segmentations": multiple,
+            "Note": run.error or run.note,
+        })
+    return pd.DataFrame(rows)
+
+
+def measured_caption(families: Families) -> str:
+    """Where the token counts come from, in one sentence (numbers only: safe Markdown)."""
+    trained = (f"Each family trained on the first {families.train_chars:,} characters of the corpus"
+               + (f" (of {families.corpus_chars:,}: the cap keeps the four trainings to seconds)"
+                  if families.corpus_chars > families.train_chars else "")
+               + f" to a vocabulary of {families.vocab_size:,}; SuperBPE's transition at {families.transition:,}.")
+    where = ("the held-out text after the training text" if families.measured_on == "held-out"
+             else "the training text itself (the corpus is no longer than it)")
+    if families.long_words:
+        n = families.long_words
+        trained += (f" {n:,} word{'s' if n != 1 else ''} longer than {LONG_WORD} characters "
+                    f"{'were' if n != 1 else 'was'} left out of the training "
+                    "text (WordPiece would encode them as its unknown token, and its training time grows with the "
+                    "square of a word's length).")
+    return (f"{trained} Tokens are counted on {where}: {families.measured_chars:,} characters, "
+            f"{families.measured_words:,} words (runs of non-whitespace); tokens per word = tokens / words.")
+
+
+def family_chips_html(family: str, model: Any, text: str) -> tuple[str, int]:
+    """(HTML of the chips of `text` as a family encodes it, the number of tokens); at most MAX_CHIPS drawn."""
+    tokens = encode(family, model, text)
+    byte_level = BYTE_LEVEL[family]
+    vocab = model.vocab
+    chips = []
+    for token in tokens[:MAX_CHIPS]:
+        token_id = vocab.get(token)
+        style = f' style="background:hsl({hue(token_id)},75%,86%)"' if token_id is not None else ""
+        superword = family == "SuperBPE" and is_superword(token)
+        if superword:
+            style = style[:-1] + ';outline:2px solid #333"'
+        title = escape(f"{family} token {token_text(token, byte_level=byte_level)!r}"
+                       + (f" · id {token_id}" if token_id is not None else " · unknown")
+                       + (" · superword: it crosses a space" if superword else ""))
+        cut = "…" if len(token) > TOKEN_CAP else ""
+        kind = "bpe-chip" if token_id is not None else "bpe-chip bpe-unknown"
+        chips.append(f'<span class="{kind}"{style} title="{title}">'
+                     f'{token_html(token[:TOKEN_CAP], byte_level=byte_level)}{cut}</span>')
+    more = (f'<span class="bpe-count">… {len(tokens) - MAX_CHIPS:,} more</span>'
+            if len(tokens) > MAX_CHIPS else "")
+    return f'<span class="bpe-chips">{"".join(chips)}{more}</span>', len(tokens)
+
+
+def segmentation_row_html(family: str, chips: str, tokens: int, words: int) -> str:
+    """One family's line: its name, the chips and the count."""
+    per_word = f"{tokens / words:.2f} per word" if words else "no words"
+    return (f'<div class="bpe-row"><span class="bpe-count" style="min-width:7em;text-align:left">'
+            f"<b>{escape(family)}</b></span>{chips}"
+            f'<span class="bpe-count">{tokens:,} tokens, {per_word}</span></div>')
+
+
+def overlap_frame(found: Sequence[Overlap]) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "Families": f"{o.first} & {o.second}",
+        "Shared": o.shared,
+        "Only in the first": o.only_first,
+        "Only in the second": o.only_second,
+        "Jaccard": round(o.jaccard, 3),
+    } for o in found])
+
+
+def tokens_line(tokens: Sequence[str], *, byte_level: bool) -> str:
+    """Tokens as one plain-text line (for a table cell): drawn as on every page, joined by " | "."""
+    return " | ".join(token_text(t, byte_level=byte_level) for t in tokens)
+
+
+def nbest_frame(nbest: Sequence[tuple[list[str], float, float]]) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "Rank": rank,
+        "Segmentation": tokens_line(pieces, byte_level=False),
+        "Log-probability": round(score, 3),
+        "Share of the n best (%)": round(100 * share, 4),
+    } for rank, (pieces, score, share) in enumerate(nbest, 1)])
+
+
+def dropout_frame(dist: DropoutDistribution, limit: int = 8) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "Segmentation": tokens_line(o.tokens, byte_level=True),
+        "Samples": o.count,
+        "Share (%)": round(100 * o.count / dist.samples, 1),
+        "Without dropout": "yes" if o.deterministic else "",
+    } for o in dist.outcomes[:limit]])
+
+
+def family_order(families: Families) -> list[str]:
+    return [f for f in FAMILIES if families.run(f).model is not None]

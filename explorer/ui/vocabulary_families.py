@@ -1,0 +1,105 @@
+"""The Vocabulary page for WordPiece and Unigram: the table (capped), search, lengths and one token's
+details in its family's terms (the training step and score behind a WordPiece token, a Unigram piece's
+log-probability). Streamlit glue over the pure `explorer.display.vocabulary`."""
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from explorer.data.any_model import AnyModel
+from explorer.display import vocabulary as view
+from explorer.display.render import md_escape, token_text
+from explorer.ui import page_header, state
+
+ss = st.session_state
+
+
+def _rows(model: AnyModel) -> list[view.FamilyRow]:
+    """The model's rows, built once for the model on screen (a 200k vocabulary takes a moment)."""
+    memo = ss.get(state.VOC_FAM_MEMO)
+    if memo is None or memo[0] is not model.model:
+        memo = ss[state.VOC_FAM_MEMO] = (model.model, view.family_rows(model))
+    return memo[1]
+
+
+def _row_clicked() -> None:
+    picked = (ss.get(state.VOC_FAM_TABLE) or {}).get("selection", {}).get("rows", [])
+    shown_ids = ss.get(state.VOC_SHOWN_IDS, [])
+    if picked and picked[0] < len(shown_ids):
+        ss[state.VOC_FAM_TOKEN] = shown_ids[picked[0]]
+
+
+def show(model: AnyModel, source: str) -> None:
+    """The whole page for a WordPiece or Unigram model."""
+    rows = _rows(model)
+    st.subheader(f"All {len(rows):,} tokens")
+    search, flag_col = st.columns([3, 2])
+    query = search.text_input("Search tokens or the text they stand for (a space or · matches a space)",
+                              key=state.VOC_W_SEARCH)
+    flags = view.family_flags(model.family)
+    flag = flag_col.radio("Show", flags, format_func=view.FLAGS.get, horizontal=True, key=state.VOC_W_FLAG)
+    found = view.family_search(rows, query, flag if flag in flags else "all")
+    shown = found[: view.MAX_FAMILY_ROWS]
+    ss[state.VOC_SHOWN_IDS] = [r.id for r in shown]
+    st.dataframe(view.family_frame(model, shown), hide_index=True, width="stretch", height=360,
+                 key=state.VOC_FAM_TABLE, on_select=_row_clicked, selection_mode="single-row",
+                 placeholder=view.EMPTY)
+    more = f" (the first {len(shown):,} drawn: search to find the others)" if len(found) > len(shown) else ""
+    st.caption(f"{len(found):,} of {len(rows):,} tokens{more}. Click a column name to sort; click a row to see the "
+               "token below. " + _columns_note(model))
+
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.plotly_chart(view.family_length_histogram(rows, presenter=page_header.presenter()), key=state.VOC_FAM_HIST,
+                        config={"displayModeBar": False}, width="stretch")
+    with right:
+        by_id = {r.id: r for r in rows}
+        if ss.get(state.VOC_FAM_TOKEN) not in by_id:
+            ss[state.VOC_FAM_TOKEN] = rows[-1].id if rows else None
+        if not rows:
+            return
+        st.number_input(f"Token id (0 to {max(by_id):,}; or click a row of the table)", min_value=0,
+                        max_value=max(by_id), step=1, key=state.VOC_W_TOKEN,
+                        on_change=state.bind(ss, state.VOC_W_TOKEN, state.VOC_FAM_TOKEN))
+        row = by_id.get(ss[state.VOC_FAM_TOKEN])
+        if row is None:
+            st.warning("No token has that id.")
+            return
+        _details(model, row)
+
+
+def _columns_note(model: AnyModel) -> str:
+    if model.family == "wordpiece":
+        return ("A token starting with ## continues a word; step: the training step that added it; score: "
+                "count(ab) / (count(a) · count(b)) of that step.")
+    return "Log-probability: the piece's score; Viterbi picks the segmentation whose scores sum highest."
+
+
+def _details(model: AnyModel, row: view.FamilyRow) -> None:
+    with st.container(border=True):
+        st.markdown(f"**{md_escape(row.shown)}** · id {row.id:,} · stands for “{md_escape(row.surface)}” "
+                    f"({row.chars} character{'s' * (row.chars != 1)})")
+        if model.family == "wordpiece":
+            wp = model.model
+            if row.token == wp.unk_token or row.token in wp.special_tokens:
+                st.caption("A special token: it is in the vocabulary from the start; no step made it.")
+            elif row.step is None:
+                st.caption("An alphabet entry: in the vocabulary from the start (a single character"
+                           + (", continuing a word)." if row.continuation else ")."))
+            else:
+                step = wp.trace[row.step - 1]
+                st.caption(md_escape(
+                    f"Added at step {row.step:,} by merging {token_text(step.left)} + {token_text(step.right)}: "
+                    f"score {step.pair_count:,} / ({step.left_count:,} · {step.right_count:,}) = {step.score:.3g}."))
+            if row.continuation:
+                st.caption("A continuation piece: used only inside a word, after another piece.")
+        else:
+            um = model.model
+            if row.id == um.unk_id:
+                st.caption("The unknown token: it stands for characters no piece covers.")
+            else:
+                rank = sorted(um.scores[1:], reverse=True).index(row.score) + 1 if row.score is not None else None
+                st.caption(md_escape(
+                    f"Log-probability {row.score:.4f} (probability {math.exp(row.score):.3g}); "
+                    f"rank {rank:,} of {len(um.scores) - 1:,} pieces by probability."))

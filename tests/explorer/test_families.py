@@ -1,0 +1,188 @@
+"""The Families page: four tokenizer families trained on one corpus, as pure functions, then under AppTest."""
+from __future__ import annotations
+
+import pytest
+from apptest_helpers import APP, html_bodies
+from plain_text import OUTSIDE, RAW, constructs, markdown_strings, shown
+from streamlit.testing.v1 import AppTest
+
+from bpe_core import BPEError, Settings, train
+from bpe_core.families import train_superbpe, train_unigram, train_wordpiece
+from bpe_core.families.superbpe import is_superword
+from explorer.data import families as fam
+from explorer.data.corpus import Corpus, digest
+from explorer.display import families as view
+from explorer.ui import state
+from sample_corpora import load_corpus
+
+SEED000 = load_corpus("seed000")
+
+
+@pytest.fixture(scope="module")
+def seed000_families() -> fam.Families:
+    vocab = fam.default_vocab_size(len(SEED000))  # what the page starts from
+    return fam.train_families(SEED000, vocab_size=vocab, transition=fam.transition_size(vocab, 80))
+
+
+# ---- pure ------------------------------------------------------------------------------------
+
+def test_each_family_is_its_engine_trained_on_the_same_text(seed000_families):
+    found = seed000_families
+    assert [r.family for r in found.runs] == ["BPE", "WordPiece", "Unigram", "SuperBPE"]
+    assert (found.vocab_size, found.transition, found.measured_on) == (400, 320, "training")  # a tiny corpus
+    engines = {
+        "BPE": train([SEED000], Settings(mode="bytes", pretokenizer="o200k"), vocab_size=400),
+        "WordPiece": train_wordpiece([SEED000], vocab_size=400),
+        "Unigram": train_unigram([SEED000], vocab_size=400),
+        "SuperBPE": train_superbpe([SEED000], vocab_size=400, transition=320, pretokenizer="o200k"),
+    }
+    for run in found.runs:
+        engine = engines[run.family]
+        assert run.error == "" and run.vocab_size == len(engine.vocab)
+        assert run.tokens == len(fam.encode(run.family, engine, SEED000))
+    assert found.measured_words == len(SEED000.split())
+    assert found.run("WordPiece").note == "fewer than asked: this text offers no more tokens to learn"
+    bpe, superbpe = found.run("BPE").model, found.run("SuperBPE").model
+    assert superbpe.transition == len(bpe.merges) == 16  # phase one learned every merge BPE did...
+    assert superbpe.merges[:16] == [tuple(m) for m in bpe.merges]  # ...the same, in the same order (the page says so)
+    # SuperBPE's phase two crosses spaces: fewer tokens than BPE on the same text
+    assert found.run("SuperBPE").tokens < found.run("BPE").tokens
+
+
+def test_a_large_corpus_is_cut_and_measured_on_held_out_text():
+    text = "alpha beta gamma delta " * 20_000  # 460,000 characters
+    train_text, measured, where = fam.split_corpus(text)
+    assert len(train_text) == fam.TRAIN_CHARS and where == "held-out"
+    assert measured == text[fam.TRAIN_CHARS:fam.TRAIN_CHARS + fam.HELD_OUT_CHARS]
+
+
+def test_words_longer_than_wordpieces_limit_are_left_out_of_training_and_said():
+    text = "the cat sat " * 50 + "x" * 20_000 + " on the mat"  # 20,000 letters: WordPiece would take seconds
+    found = fam.train_families(text, vocab_size=300, transition=280)
+    assert found.long_words == 1 and all(r.error == "" for r in found.runs)
+    assert "x" * 2 not in found.run("WordPiece").model.vocab  # no piece of the long word was learned
+    assert "1 word longer than 100 characters was left out" in view.measured_caption(found)
+
+
+def test_surfaces_drop_each_familys_marker():
+    assert fam.surface("BPE", "Ġlow") == fam.surface("WordPiece", "##low") == fam.surface("Unigram", "▁low") == b"low"
+    assert fam.surface("SuperBPE", "ĠofĠthe") == b"of the"
+    assert fam.surface("WordPiece", "low") == b"low" and fam.surface("WordPiece", "##") == b"##"
+    assert fam.surface("Unigram", "▁") == b" " and fam.surface("BPE", "Ġ") == b" "
+
+
+def test_overlap_counts_shared_tokens_and_jaccard(seed000_families):
+    found = {(o.first, o.second): o for o in fam.overlaps(seed000_families)}
+    assert len(found) == 6
+    one = found[("WordPiece", "Unigram")]
+    wp = fam.surfaces("WordPiece", seed000_families.run("WordPiece").model)
+    un = fam.surfaces("Unigram", seed000_families.run("Unigram").model)
+    assert (one.shared, one.only_first, one.only_second) == (len(wp & un), len(wp - un), len(un - wp))
+    assert one.jaccard == len(wp & un) / len(wp | un)
+
+
+def test_a_family_that_cannot_train_says_why_and_the_others_go_on():
+    found = fam.train_families(SEED000, vocab_size=200, transition=200)
+    failed = {r.family: r.error for r in found.runs if r.model is None}
+    assert set(failed) == {"BPE", "SuperBPE"}  # byte level: 256 bytes before any merge
+    assert "ask for at least 257" in failed["BPE"] and "at least 256" in failed["SuperBPE"]
+    assert view.lesson_frame(found)["Tokens"].isna().tolist() == [True, False, False, True]
+
+
+def test_an_empty_corpus_is_refused_in_one_line():
+    with pytest.raises(BPEError, match="the corpus is empty"):
+        fam.train_families(" \n ", vocab_size=300, transition=256)
+
+
+def test_chips_escape_outside_text_and_are_capped(seed000_families):
+    html, tokens = view.family_chips_html("Unigram", seed000_families.run("Unigram").model, "<b>x</b>")
+    assert tokens == 2 and "<b>" not in html  # "▁", then the whole word: no piece of it was ever seen
+    unknown = 'class="bpe-chip bpe-unknown" title="Unigram token &#x27;&lt;b&gt;x&lt;/b&gt;&#x27; · unknown">'
+    assert unknown in html
+    superbpe = seed000_families.run("SuperBPE").model
+    html, _ = view.family_chips_html("SuperBPE", superbpe, SEED000)
+    assert html.count("superword: it crosses a space") == html.count("outline:2px") == sum(
+        is_superword(t) for t in superbpe.encode(SEED000)) > 0
+    long = " low" * 500  # "Ġlow" is one BPE token
+    html, tokens = view.family_chips_html("BPE", seed000_families.run("BPE").model, long)
+    assert tokens == 500 and html.count('class="bpe-chip"') == view.MAX_CHIPS and "300 more" in html
+
+
+# ---- the page ----------------------------------------------------------------------------------
+
+def open_page(app):
+    app.switch_page("views/families.py").run(timeout=120)
+    assert not app.exception, app.exception
+    return app
+
+
+def test_page_shows_the_engines_numbers_on_the_default_corpus(app, seed000_families):
+    at = open_page(app)
+    assert not at.error
+    table = at.dataframe[0].value
+    assert list(table["Family"]) == list(fam.FAMILIES)
+    assert list(table["Vocabulary reached"]) == [r.vocab_size for r in seed000_families.runs]
+    assert list(table["Tokens"]) == [r.tokens for r in seed000_families.runs]
+    assert list(table["Direction"])[:3] == ["bottom-up merging", "bottom-up merging", "top-down pruning"]
+    assert list(table["Multiple segmentations"])[:3] == ["only with dropout", "no", "natively (n-best, sampling)"]
+    rows = "".join(html_bodies(at))
+    for family in fam.FAMILIES:
+        assert f"<b>{family}</b>" in rows
+    unigram = seed000_families.run("Unigram").model
+    nbest = at.dataframe[2].value
+    assert list(nbest["Segmentation"])[0] == " | ".join(unigram.nbest("lowest", 1)[0][0])
+    dropout = at.dataframe[3].value
+    assert dropout["Samples"].sum() <= fam.DROPOUT_SAMPLES and "yes" in list(dropout["Without dropout"])
+
+
+def test_outside_words_stay_plain_text(app):
+    at = open_page(app)
+    at.text_input(key=state.FAM_W_WORDS).input(OUTSIDE).run(timeout=120)
+    at.text_input(key=state.FAM_W_WORD).input("a.$x$").run(timeout=120)  # two words to BPE: a message
+    assert not at.exception
+    assert all("<b>h</b>" not in h and "<a" not in h for h in html_bodies(at))  # the page's own <b> is bold only
+    assert any("&lt;b&gt;h&lt;/b&gt;" in h for h in html_bodies(at))
+    for kind, text in markdown_strings(at):
+        assert constructs(text) == [], (kind, text)
+        assert not any(r in text for r in RAW), (kind, text)
+    assert any("Cannot sample" in i.value for i in at.info)
+
+
+def test_a_vocabulary_below_the_bytes_gives_messages_not_tracebacks(app):
+    at = open_page(app)
+    at.number_input(key=state.FAM_W_VOCAB).set_value(200).run(timeout=120)
+    assert not at.exception and not at.error
+    warnings = [w.value for w in at.warning]
+    assert len(warnings) == 2 and "BPE could not train" in warnings[0] and "SuperBPE could not train" in warnings[1]
+    assert len(at.dataframe[0].value) == 4
+
+
+def test_an_empty_corpus_gives_a_message():
+    text = "   \n"
+    corpus = Corpus(key=f"paste:{digest(text)}", title="blank", text=text, digest=digest(text))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state[state.USER_CORPORA] = {corpus.key: corpus}
+    at.session_state[state.CORPUS] = at.session_state[state.W_CORPUS] = corpus.key
+    at.switch_page("views/families.py").run()
+    assert not at.exception, at.exception
+    assert [shown(e.value) for e in at.error] == [
+        "Cannot train: the corpus is empty (or only whitespace): there is nothing to train on."]
+    assert not at.dataframe
+
+
+def test_an_outside_corpus_and_title_stay_plain_text():
+    text = (OUTSIDE + "\n") * 20
+    corpus = Corpus(key=f"paste:{digest(text)}", title=OUTSIDE, text=text, digest=digest(text))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state[state.USER_CORPORA] = {corpus.key: corpus}
+    at.session_state[state.CORPUS] = at.session_state[state.W_CORPUS] = corpus.key
+    at.session_state[state.FAM_WORD] = "**bold**"
+    at.switch_page("views/families.py").run()
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    assert len(at.dataframe) == 3 and len(at.dataframe[0].value) == 4  # table, overlap, n-best; dropout says why
+    assert [shown(i.value) for i in at.info] == [
+        "Cannot sample: dropout works on one word; ' **bold**' is 3 words as this tokenizer splits text."]
+    for kind, shown_text in markdown_strings(at):
+        assert constructs(shown_text) == [], (kind, shown_text)
+        assert not any(r in shown_text for r in RAW), (kind, shown_text)
+    assert all("<b>h</b>" not in h for h in html_bodies(at))
