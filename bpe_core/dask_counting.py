@@ -23,6 +23,7 @@ import asyncio
 import logging
 import os
 import queue
+import threading
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -159,12 +160,11 @@ def _probe(address: str) -> None:
     """Check, within the connect timeout (30 s by default), that a Dask scheduler answers at
     `address`. Dask's own Client waits forever for the handshake of a server that accepts the
     connection but never answers (an HTTP server, such as the dashboard's port 8787), and fails
-    with a traceback on one that answers something else; this turns both into one line."""
-    try:
-        asyncio.get_running_loop()
-        return  # called from inside an event loop (a notebook): leave it to Dask
-    except RuntimeError:
-        pass
+    with a traceback on one that answers something else; this turns both into one line.
+
+    The handshake runs on its own event loop in a thread of its own, so it works the same when
+    the caller's thread already runs a loop (a notebook, or a test session that drove a browser).
+    """
     try:
         from distributed.comm import connect
     except ImportError:
@@ -175,19 +175,31 @@ def _probe(address: str) -> None:
         comm = await asyncio.wait_for(connect(address, timeout=seconds), seconds + 1)
         await comm.close()
 
-    try:
-        asyncio.run(handshake())
-    except (TimeoutError, asyncio.TimeoutError):
-        raise BPEError(f"cannot reach the Dask scheduler at {address}: no answer within {seconds:g} s") from None
-    except OSError as exc:
-        raise BPEError(f"cannot reach the Dask scheduler at {address}: {_one_line(exc)}") from None
-    except Exception as exc:  # noqa: BLE001  # a bad address, or a server that is no Dask scheduler
-        if isinstance(exc, ValueError):
-            raise BPEError(f"cannot reach the Dask scheduler at {address}: {_one_line(exc)}") from None
-        raise BPEError(
-            f"cannot reach the Dask scheduler at {address}: what answers there is no Dask scheduler; "
-            "give the scheduler's address (tcp://host:8786), not the dashboard's"
-        ) from None
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(handshake())
+        except BaseException as exc:  # noqa: BLE001  # reported by the caller's thread below
+            failures.append(exc)
+
+    thread = threading.Thread(target=run, name="bpe-dask-probe", daemon=True)
+    thread.start()
+    thread.join(seconds + 5)
+    no_answer = f"cannot reach the Dask scheduler at {address}: no answer within {seconds:g} s"
+    if thread.is_alive():
+        raise BPEError(no_answer)
+    if not failures:
+        return
+    exc = failures[0]
+    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+        raise BPEError(no_answer)
+    if isinstance(exc, (OSError, ValueError)):  # refused, unreachable, or a bad address
+        raise BPEError(f"cannot reach the Dask scheduler at {address}: {_one_line(exc)}")
+    raise BPEError(
+        f"cannot reach the Dask scheduler at {address}: what answers there is no Dask scheduler; "
+        "give the scheduler's address (tcp://host:8786), not the dashboard's"
+    )
 
 
 def _wait_for_a_worker(client: Any, address: str) -> None:

@@ -3,6 +3,7 @@ making: pipes, files pandas and pyarrow write the usual way, JSON with lone surr
 single-line CJK text, hand-edited counts files, and schedulers that are no Dask scheduler."""
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import socket
@@ -259,6 +260,26 @@ def test_a_server_that_never_answers_fails_within_the_connect_timeout(tmp_path: 
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}), pytest.raises(BPEError) as info:
         count_on_dask([str(corpus)], Settings(), scheduler=silent_server)
     assert one_line_error(info) == f"cannot reach the Dask scheduler at {silent_server}: no answer within 2 s"
+
+
+def test_a_silent_server_is_refused_also_from_a_thread_that_runs_an_event_loop(
+    silent_server: str, tmp_path: Path
+) -> None:
+    # The probe used to step aside when the calling thread ran an event loop (a notebook, or this
+    # test session once Playwright had driven a browser in it), and the Client then waited forever.
+    dask = require("dask")
+    require("distributed")
+    from bpe_core.dask_counting import count_on_dask
+
+    corpus = tmp_path / "a.txt"
+    corpus.write_text("low lower\n")
+
+    async def inside_a_loop() -> str:
+        with dask.config.set({"distributed.comm.timeouts.connect": "2s"}), pytest.raises(BPEError) as info:
+            count_on_dask([str(corpus)], Settings(), scheduler=silent_server)
+        return one_line_error(info)
+
+    assert asyncio.run(inside_a_loop()) == f"cannot reach the Dask scheduler at {silent_server}: no answer within 2 s"
 
 
 def test_a_bad_file_on_a_local_cluster_prints_one_line(tmp_path: Path) -> None:
