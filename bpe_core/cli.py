@@ -46,9 +46,13 @@ def build_parser() -> argparse.ArgumentParser:
     trace.set_defaults(run=cli_commands.run_trace)
 
     encode = commands.add_parser("encode", help="encode texts, one JSON object a line")
-    encode.description = 'Print {"text", "tokens", "ids"} for each TEXT.'
+    encode.description = (
+        'Print {"text", "tokens", "ids"} for each TEXT (with --offsets also "offsets": each token\'s '
+        "[start, end] in the text's characters)."
+    )
     encode.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
     encode.add_argument("texts", metavar="TEXT", nargs="+", help="text to encode")
+    encode.add_argument("--offsets", action="store_true", help="also print each token's character span")
     _add_merges_file(encode)
     encode.set_defaults(run=cli_commands.run_encode)
 
@@ -77,10 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 _TOKENIZER_HELP = (
-    "our model JSON, a Hugging Face tokenizer.json, a GPT-2 vocabulary (vocab.json or encoder.json, "
-    "its merges file beside it or given with --merges-file), a .tiktoken file, or a directory "
+    "our model JSON, a Hugging Face tokenizer.json (any BPE, WordPiece, Unigram or WordLevel model), "
+    "a GPT-2 vocabulary (vocab.json or encoder.json, its merges file beside it or given with "
+    "--merges-file), a .tiktoken file, a SentencePiece .model, a Tekken JSON, or a directory "
     "holding tokenizer.json, vocab.json or encoder.json; the format is detected from the content; "
-    "or a built-in tokenizer's name (gpt2, cl100k_base, o200k_base, llama3, qwen3)"
+    "or a built-in tokenizer's name (see `python -m bpe_core builtins`)"
 )
 
 
@@ -90,6 +95,11 @@ def _add_merges_file(command: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="a GPT-2 vocabulary's merges file, when it is not beside it as merges.txt or vocab.bpe "
         "(NAME-vocab.json also finds NAME-merges.txt, encoder.json finds vocab.bpe)",
+    )
+    command.add_argument(
+        "--pattern",
+        metavar="REGEX",
+        help="the split pattern for a .tiktoken file, which holds none (default: GPT-4's cl100k pattern)",
     )
 
 
@@ -190,6 +200,13 @@ def _add_reports(commands: Any) -> None:
         "(A's spelling for shared and only-a, B's for only-b), in that tokenizer's id order",
     )
     overlap.set_defaults(run=cli_commands.run_overlap)
+
+    builtins = commands.add_parser("builtins", help="list the built-in tokenizers, one JSON object a line")
+    builtins.description = (
+        'Print {"name", "title", "package", "terms"} for each built-in tokenizer: the name any command '
+        "takes as TOKENIZER, the pip package that ships its files, and the terms of its vocabulary."
+    )
+    builtins.set_defaults(run=cli_commands.run_builtins)
 
     stability = commands.add_parser("stability", help="train on 1%%, 10%%, 50%% of a corpus and compare with 100%%")
     stability.description = (

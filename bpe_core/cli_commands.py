@@ -21,8 +21,11 @@ from .analysis.stats import text_stats
 from .cli_count import counts_for_training
 from .cli_progress import MergeBar, bars_wanted
 from .formats import save_gpt2, save_hf, save_tokenizer
+from .formats._common import dump_json, write_text
+from .formats.builtin import builtin_info, builtin_names
 from .formats.detect import load_model
-from .model import Tokenizer
+from .model import Encoding, Tokenizer
+from .parts.pipeline import PartsTokenizer
 from .pretokenize import check_text
 from .settings import BPEError, Settings
 from .trainer import DEFAULT_MERGES, check_target
@@ -125,8 +128,15 @@ def _report_training(tok: Tokenizer, seconds: float, output: str) -> None:
 # ---- trace, encode, decode, export ----------------------------------------------------------
 
 
+def _load(name: str, args: argparse.Namespace) -> Tokenizer | PartsTokenizer | cli_families.FamilyModel:
+    return load_model(name, merges=args.merges_file, pattern=getattr(args, "pattern", None))
+
+
 def run_trace(args: argparse.Namespace) -> int:
-    tok = load_model(args.model, merges=args.merges_file)
+    tok = _load(args.model, args)
+    if isinstance(tok, PartsTokenizer):
+        _print_lines(_merge_rows(tok))
+        return 0
     if not isinstance(tok, Tokenizer):
         _print_lines(cli_families.trace_rows(tok))
         return 0
@@ -139,20 +149,34 @@ def run_trace(args: argparse.Namespace) -> int:
     return 0
 
 
+def _merge_rows(tok: PartsTokenizer) -> Iterable[dict[str, Any]]:
+    """A file's merge list as trace rows (a model read from a file keeps no counts)."""
+    merges = getattr(tok.model, "merges", None)
+    if merges is None:
+        raise BPEError(f"{tok.name or 'this tokenizer'} has a {tok.model.kind} model: it has no merges or trace")
+    for rank, (left, right) in enumerate(merges):
+        yield {"rank": rank, "left": left, "right": right, "token": None, "count": None}
+
+
 def run_encode(args: argparse.Namespace) -> int:
-    tok = load_model(args.tokenizer, merges=args.merges_file)
+    tok = _load(args.tokenizer, args)
     for number, text in enumerate(args.texts, start=1):
         _check_encodable(text, number)
-    if not isinstance(tok, Tokenizer):
-        _print_lines(cli_families.encoded(tok, text) for text in args.texts)
-        return 0
-    _print_lines(_encoded(tok, text) for text in args.texts)
+    _print_lines(_encoded(tok, text, offsets=args.offsets) for text in args.texts)
     return 0
 
 
-def _encoded(tok: Tokenizer, text: str) -> dict[str, Any]:
+def _encoded(tok: Tokenizer | PartsTokenizer | cli_families.FamilyModel, text: str, *, offsets: bool) -> dict[str, Any]:
     encoding = tok.encode(text)
-    return {"text": text, "tokens": encoding.tokens, "ids": encoding.ids}
+    if not isinstance(encoding, Encoding):  # a family model of ours gives its tokens
+        row = cli_families.encoded(tok, text)  # type: ignore[arg-type]
+        if offsets:
+            row["offsets"] = [[s, e] for _, s, e in tok.encode_with_spans(text)]  # type: ignore[union-attr]
+        return row
+    row = {"text": text, "tokens": encoding.tokens, "ids": encoding.ids}
+    if offsets:
+        row["offsets"] = [list(span) for span in encoding.spans]
+    return row
 
 
 def _check_encodable(text: str, number: int) -> None:
@@ -163,15 +187,22 @@ def _check_encodable(text: str, number: int) -> None:
 
 
 def run_decode(args: argparse.Namespace) -> int:
-    tok = load_model(args.tokenizer, merges=args.merges_file)
+    tok = _load(args.tokenizer, args)
     text = tok.decode(args.ids)
     sys.stdout.write(text + "\n")
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
-    tok = load_model(args.model, merges=args.merges_file)
-    if not isinstance(tok, Tokenizer):
+    tok = _load(args.model, args)
+    if isinstance(tok, PartsTokenizer):
+        if args.format != "hf":
+            raise BPEError(f"{tok.name or args.model} is a tokenizer of parts; it exports with --format hf only")
+        write_text(args.output, dump_json(tok.to_hf_dict()) + "\n")
+        written = [args.output]
+        for caveat in tok.hf_caveats:
+            print(f"note: {caveat}", file=sys.stderr)
+    elif not isinstance(tok, Tokenizer):
         cli_families.export(tok, args.format, args.output)
         written = [args.output]
     elif args.format == "hf":
@@ -187,14 +218,14 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    tok = load_model(args.tokenizer, merges=args.merges_file)
+    tok = _load(args.tokenizer, args)
     # Every file is read and checked first, so a bad one fails before any counting.
     texts = [(name, read_corpus(name)) for name in args.files]
     _print_lines(_stats_row(tok, name, text) for name, text in texts)
     return 0
 
 
-def _stats_row(tok: Tokenizer | cli_families.FamilyModel, name: str, text: str) -> dict[str, Any]:
+def _stats_row(tok: Tokenizer | PartsTokenizer | cli_families.FamilyModel, name: str, text: str) -> dict[str, Any]:
     # text_stats needs only `encode_ids`, which every family's model has too.
     stats = text_stats(tok, text)  # type: ignore[arg-type]
     return {
@@ -237,7 +268,17 @@ def run_overlap(args: argparse.Namespace) -> int:
 def _bpe(name: str) -> Tokenizer:
     """A BPE tokenizer to compare (SuperBPE's merges count as one); another family is refused."""
     tok = load_model(name)
+    if isinstance(tok, PartsTokenizer):
+        raise BPEError(f"{name}: overlap compares merge-list tokenizers; this file is read as a tokenizer of parts")
     return tok if isinstance(tok, Tokenizer) else cli_families.bpe_view(tok, "overlap")
+
+
+def run_builtins(args: argparse.Namespace) -> int:
+    _print_lines(
+        {"name": info.name, "title": info.title, "package": info.package, "terms": info.terms}
+        for info in map(builtin_info, builtin_names(parts=True))
+    )
+    return 0
 
 
 def run_stability(args: argparse.Namespace) -> int:

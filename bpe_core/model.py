@@ -33,11 +33,23 @@ _CACHE_LIMIT = 200_000
 
 @dataclass(frozen=True)
 class Encoding:
-    """Tokens, their ids, and each token's (start, end) character span in the input text."""
+    """Tokens, their ids, and each token's (start, end) character span in the input text.
+
+    `unknown[i]` says token i stands for text the vocabulary lacks (`<unk>`), `special[i]` that
+    it is a special or added token cut out of the text whole; both are all False when not given.
+    """
 
     tokens: list[str]
     ids: list[int]
     spans: list[tuple[int, int]]
+    unknown: list[bool] | None = None
+    special: list[bool] | None = None
+
+    def is_unknown(self, i: int) -> bool:
+        return bool(self.unknown and self.unknown[i])
+
+    def is_special(self, i: int) -> bool:
+        return bool(self.special and self.special[i])
 
     def __len__(self) -> int:
         return len(self.ids)

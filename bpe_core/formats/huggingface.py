@@ -19,12 +19,13 @@ back into spaces. A literal "␣" in the input is first replaced by a character 
 lacks, so it stays unknown, as it is for us. If a training text held "␣" itself the export is
 refused. Importing such a file gives back the separate-marker tokenizer.
 
-Import reads BPE files whose parts have an equivalent here: suffix style (`WhitespaceSplit`
-plus `end_of_word_suffix="</w>"`), byte level (GPT-2, RoBERTa: `ByteLevel` without a prefix
-space), plain text, and our own exports. Token ids are kept. One gap remains: `WhitespaceSplit`
-keeps U+001C..U+001F inside words, where our word mode (like `str.split`) breaks. Added tokens
-join the vocabulary but are not split out of text; post-processors, padding, truncation and
-dropout are ignored.
+Import (`from_hf_dict`) reads as a merge list the BPE files whose parts have an equivalent in our
+settings: suffix style (`WhitespaceSplit` plus `end_of_word_suffix="</w>"`), byte level (GPT-2,
+RoBERTa: `ByteLevel` without a prefix space), plain text, and our own exports; token ids are kept.
+`formats.detect` uses it only for files without added tokens or a post-processor (it would not cut
+added tokens out of text) and reads every other `tokenizer.json` as a tokenizer of parts
+(`parts.hf_parts`), which reproduces every part exactly. One gap remains here: `WhitespaceSplit`
+keeps U+001C..U+001F inside words, where our word mode (like `str.split`) breaks.
 """
 from __future__ import annotations
 

@@ -1,16 +1,29 @@
-"""tiktoken rank files: one `base64(token bytes) rank` per line; ranks are token ids."""
+"""tiktoken rank files: one `base64(token bytes) rank` per line; ranks are token ids.
+
+A rank file holds no split pattern. Without one it loads as a `Tokenizer` with GPT-4's (or one of
+our named pre-tokenizers); with a pattern of the user's choosing it loads as a tokenizer of parts,
+tiktoken's pipeline written as `tokenizers` parts: the pattern's matches (`Split`, what lies
+between them dropped, as tiktoken drops it), their bytes (`ByteLevel`), tiktoken's rule (`Ranks`).
+"""
 from __future__ import annotations
 
 import base64
 import binascii
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, overload
 
-from ..encoder import encode_ranked
 from ..model import Tokenizer
+from ..parts.ranks import Ranks, derive_merges
 from ..pretokenize import bytes_to_symbols
 from ..settings import BPEError, Settings
+from ._common import read_bytes
+from .tiktoken_pattern import check_pattern, onig_pattern
+
+if TYPE_CHECKING:
+    from ..parts.added import AddedToken
+    from ..parts.pipeline import PartsTokenizer
 
 # Ranks above 2**31 are no vocabulary anyone has built, and would overflow a signed 32-bit id.
 MAX_RANK = 2**31
@@ -91,32 +104,93 @@ def tokenizer_from_vocab(
     )
 
 
-def derive_merges(vocab: dict[str, int]) -> list[tuple[str, str]]:
-    """Each multi-byte token as the merge of the two pieces tiktoken builds it from, by rank."""
-    probe = Tokenizer(settings=Settings(mode="bytes"), merges=[], vocab=vocab, concat_ranks=vocab, unk_token=None)
-    merges: list[tuple[int, str, str]] = []
-    for token, rank in vocab.items():
-        if len(token) < 2:
-            continue
-        pieces = _split_below(probe, token, rank)
-        if len(pieces) == 2:
-            merges.append((rank, pieces[0], pieces[1]))
-    merges.sort()
-    return [(a, b) for _, a, b in merges]
+@overload
+def load_tiktoken(path: str | Path, *, pretokenizer: str = ..., pattern: None = None) -> Tokenizer: ...
+@overload
+def load_tiktoken(path: str | Path, *, pretokenizer: str = ..., pattern: str) -> PartsTokenizer: ...
+def load_tiktoken(
+    path: str | Path, *, pretokenizer: str = "gpt4", pattern: str | None = None
+) -> Tokenizer | PartsTokenizer:
+    """Load a `.tiktoken` rank file (cl100k uses the GPT-4 split pattern).
 
-
-def _split_below(probe: Tokenizer, token: str, rank: int) -> list[str]:
-    return encode_ranked(list(token), probe.table, limit=rank)
-
-
-def load_tiktoken(path: str | Path, *, pretokenizer: str = "gpt4") -> Tokenizer:
-    """Load a `.tiktoken` rank file (cl100k uses the GPT-4 split pattern)."""
+    With `pattern`, a tokenizer of parts that splits by it (see `parts_from_ranks`).
+    """
     path = Path(path)
+    return tiktoken_from_bytes(read_bytes(path), name=path.name, pretokenizer=pretokenizer, pattern=pattern)
+
+
+@overload
+def tiktoken_from_bytes(
+    data: bytes, *, name: str = ..., pretokenizer: str = ..., pattern: None = None
+) -> Tokenizer: ...
+@overload
+def tiktoken_from_bytes(data: bytes, *, name: str = ..., pretokenizer: str = ..., pattern: str) -> PartsTokenizer: ...
+def tiktoken_from_bytes(
+    data: bytes, *, name: str = "rank file", pretokenizer: str = "gpt4", pattern: str | None = None
+) -> Tokenizer | PartsTokenizer:
+    """`load_tiktoken` of a file's bytes (an upload); `name` is only for messages."""
     try:
-        text = path.read_text(encoding="ascii")
+        text = data.decode("ascii")
     except UnicodeDecodeError:
-        raise BPEError(f"{path.name} is not a tiktoken rank file (it is not ASCII text)") from None
-    return tokenizer_from_ranks(read_tiktoken_ranks(text, name=path.name), pretokenizer=pretokenizer)
+        raise BPEError(f"{name} is not a tiktoken rank file (it is not ASCII text)") from None
+    if pattern is not None:
+        check_pattern(pattern, name=name)  # before the ranks: a bad pattern is quicker to report
+        return parts_from_ranks(read_tiktoken_ranks(text, name=name), pattern=pattern, name=name)
+    return tokenizer_from_ranks(read_tiktoken_ranks(text, name=name), pretokenizer=pretokenizer)
+
+
+# ---- with a pattern: a tokenizer of parts ---------------------------------------------------
+
+
+def parts_from_ranks(ranks: Mapping[bytes, int], *, pattern: str, name: str = "rank file") -> PartsTokenizer:
+    """tiktoken's tokenizer of a rank table and a split pattern, as parts (ids = ranks)."""
+    check_pattern(pattern, name=name)
+    return rank_pipeline(Ranks.from_bytes(ranks), pattern=pattern, name=name)
+
+
+def rank_pipeline(
+    model: Ranks,
+    *,
+    pattern: str,
+    name: str,
+    normalizer: dict[str, Any] | None = None,
+    added_tokens: Sequence[AddedToken] = (),
+    split_added: bool = True,
+    source: str = "tiktoken",
+) -> PartsTokenizer:
+    """Parts that encode as tiktoken does: `pattern`'s matches, their bytes, then `model`.
+
+    Split keeps the matches and drops what lies between them (`invert`, `Removed`), as tiktoken's
+    `findall` does; for the published patterns, which match every character, that is the same
+    as `Isolated`. The pattern is in tiktoken's syntax and written in Split's (`onig_pattern`).
+    `normalizer` is a part in its `tokenizer.json` form (Qwen's NFC).
+    """
+    from ..parts.decoders import ByteLevelDecoder
+    from ..parts.pipeline import PartsTokenizer
+    from ..parts.pretokenizers import ByteLevel, Split
+    from ..parts.pretokenizers import Sequence as PreTokenizers
+
+    check_pattern(pattern, name=name)
+    try:
+        split = Split(pattern=onig_pattern(pattern, name=name), is_regex=True, behavior="Removed", invert=True)
+    except ValueError as exc:  # a construct Split cannot read as Oniguruma does
+        raise BPEError(f"{name}: the split pattern {pattern[:80]!r} cannot be used: {exc}") from None
+    flags = {"add_prefix_space": False, "trim_offsets": False, "use_regex": False}
+    normalize = None
+    if normalizer is not None:
+        from ..parts.hf_parts import Reader
+
+        normalize = Reader(name).normalizer(normalizer)
+    return PartsTokenizer(
+        model=model,
+        normalizer=normalize,
+        pre_tokenizer=PreTokenizers([split, ByteLevel(**flags)]),
+        decoder=ByteLevelDecoder(**flags),
+        added_tokens=added_tokens,
+        split_added=split_added,
+        name=name,
+        source=source,
+    )
 
 
 def cl100k_path() -> Path | None:

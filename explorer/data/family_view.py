@@ -24,7 +24,8 @@ META_SPACE = "\u2581"  # Unigram's "▁": the space before a word
 @dataclass(frozen=True)
 class Piece:
     """One token of a text: the token as the model writes it, its id, its character span in the
-    text, whether it stands for text the model does not know, whether it is a SuperBPE superword."""
+    text, whether it stands for text the model does not know, whether it is a SuperBPE superword,
+    whether it is an added or special token cut out of the text whole (`<s>`, `<|endoftext|>`)."""
 
     token: str
     token_id: int | None
@@ -32,6 +33,7 @@ class Piece:
     end: int
     unknown: bool
     superword: bool
+    special: bool = False
 
 
 def family_of(trained: Any) -> str:

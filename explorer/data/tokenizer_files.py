@@ -18,12 +18,16 @@ from bpe_core import BPEError, Tokenizer
 from bpe_core.formats import detect_format, dumps_gpt2, dumps_hf, dumps_tokenizer, load_bytes
 from bpe_core.formats.families import family_from_dict, family_of
 from bpe_core.formats.huggingface import WORD_END
+from bpe_core.parts.pipeline import PartsTokenizer
 from explorer.data.any_model import AnyModel, FamilyModel
 
 OURS_FILE = "model.json"
 HF_FILE = "tokenizer.json"
 GPT2_ZIP = "gpt2-vocab-merges.zip"
-UPLOAD_TYPES = ("json", "txt", "bpe", "tiktoken")
+# The file name endings the upload widgets take: any (None). The contents decide the format, and a
+# file that is none says what it is in one line; a list of endings would refuse real files, such as
+# Mistral's SentencePiece models, named tokenizer.model.v1, .v3, .v7.
+UPLOAD_TYPES: list[str] | None = None
 SOURCES = {
     "trained": "our JSON",
     "wordpiece": "our WordPiece JSON",
@@ -32,6 +36,8 @@ SOURCES = {
     "huggingface": "Hugging Face tokenizer.json",
     "gpt2": "GPT-2 vocab.json + merges.txt",
     "tiktoken": "tiktoken rank file",
+    "sentencepiece": "SentencePiece model",
+    "tekken": "Tekken JSON",
 }
 MAX_DIFFERENCES = 20  # rows of the round trip's difference list
 MAX_NAME = 120  # characters of a file name kept for messages and labels
@@ -45,7 +51,7 @@ class Uploaded:
 
     key: str  # "file:<digest of the files>"
     name: str  # the file names, as the user knows them
-    model: Tokenizer | FamilyModel  # a BPE tokenizer, or our WordPiece, Unigram or SuperBPE model
+    model: Tokenizer | FamilyModel | PartsTokenizer  # a merge list, our family model, or a tokenizer of parts
 
     @property
     def any(self) -> AnyModel:
@@ -56,6 +62,11 @@ class Uploaded:
         return self.any.family
 
     @property
+    def merge_list(self) -> bool:
+        """A BPE merge list (`Tokenizer`), which the pages about merges read."""
+        return isinstance(self.model, Tokenizer)
+
+    @property
     def tokenizer(self) -> Tokenizer:
         """The BPE tokenizer (the pages about BPE only); a one-line BPEError for another family."""
         if not isinstance(self.model, Tokenizer):
@@ -64,9 +75,11 @@ class Uploaded:
 
     @property
     def kind(self) -> str:
-        if not isinstance(self.model, Tokenizer):
+        """The file's format: a merge list and a tokenizer of parts say where they were read from."""
+        source = getattr(self.model, "source", None)
+        if not source:
             return SOURCES[self.family]
-        return SOURCES.get(self.model.source, self.model.source)
+        return SOURCES.get(source, source)
 
     @property
     def label(self) -> str:
@@ -136,7 +149,7 @@ def read_tokenizer_files(files: Sequence[tuple[str, bytes]]) -> tuple[list[Uploa
     return loaded, problems
 
 
-def _load_one(name: str, data: bytes) -> Tokenizer | FamilyModel:
+def _load_one(name: str, data: bytes) -> Tokenizer | FamilyModel | PartsTokenizer:
     """One file: our WordPiece, Unigram or SuperBPE JSON gives its model, anything else `load_bytes`."""
     if detect_format(name, data) == "bpe-explorer":
         parsed = json.loads(data.decode("utf-8"))  # detection has already parsed it once: it is JSON
@@ -211,6 +224,19 @@ def export_family(model: FamilyModel) -> Exports:
     why = ("GPT-2's files hold byte-level BPE split GPT-2's way, not SuperBPE's phase-two split"
            if title == "SuperBPE" else f"GPT-2's files hold BPE merges, and {title} has none")
     return Exports(ours, hf, hf_problem, None, None, why)
+
+
+def hf_export(model: Tokenizer | FamilyModel | PartsTokenizer) -> bytes:
+    """Any tokenizer as `tokenizer.json`: a merge list through `dumps_hf`, the others through their
+    own `to_hf_dict`; a one-line BPEError when the format cannot hold it."""
+    if isinstance(model, Tokenizer):
+        return dumps_hf(model).encode("utf-8")
+    try:
+        return _dump(model.to_hf_dict())
+    except BPEError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a writer's gap is still one line, never a traceback
+        raise BPEError(f"this tokenizer cannot be written as tokenizer.json ({type(exc).__name__})") from None
 
 
 def _dump(data: object) -> bytes:

@@ -13,12 +13,12 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from bpe_core import Settings, Tokenizer
-from bpe_core.analysis import Column, ComparedToken, Comparison, hex_bytes, token_bytes_of, visible_whitespace
+from bpe_core.analysis import Column, ComparedToken, Comparison, hex_bytes, visible_whitespace
 from explorer.data.any_model import AnyModel, overlap_keys
 from explorer.data.family_view import FAMILY_TITLES
 from explorer.data.training import Trained, TrainRequest
 from explorer.display.charts import chart_font, figure
-from explorer.display.render import Chip, chip_html, escape, hue, token_text
+from explorer.display.render import Chip, chip_html, escape, hue
 from explorer.display.vocabulary import superword_marked
 
 MAX_ENTRIES = 4
@@ -93,46 +93,50 @@ def as_any(tok: Tokenizer | AnyModel) -> AnyModel:
 
 # ---- chips -----------------------------------------------------------------------------------
 
-def _hex_chip(tok: Tokenizer, token: str, token_id: int, birth: int | None) -> str:
-    """A byte-level token as its bytes in hex, `<e6 97 a5>`, coloured like `render.chip_html`."""
-    shown = hex_bytes(token_bytes_of(tok, token))
+def _hex_chip(data: bytes, label: str, token_id: int, birth: int | None) -> str:
+    """A token as its bytes in hex, `<e6 97 a5>`, coloured like `render.chip_html` (`label`: its shown text)."""
+    shown = hex_bytes(data)
     style = f' style="background:hsl({hue(birth)},75%,86%)"' if birth is not None else ""
     base = "" if birth is not None else " bpe-base"
-    title = escape(f"token {token_text(token, byte_level=True)!r} · id {token_id} · bytes {shown}")
+    title = escape(f"token {label!r} · id {token_id} · bytes {shown}")
     return (f'<span class="bpe-chip{base}"{style} title="{title}"><span class="bpe-hex">{escape(shown)}</span>'
             f'<sub class="bpe-id">{token_id}</sub></span>')
 
 
 def token_chip(tok: Tokenizer | AnyModel, text: str, item: ComparedToken, *, as_hex: bool = False,
-               unknown: bool | None = None) -> str:
+               unknown: bool | None = None, special: bool = False) -> str:
     """One compared token as an escaped chip with its id; red-outlined when a disputed place touches it.
 
-    `unknown`: whether the token stands for text the model does not know (None: BPE's unknown id);
-    a SuperBPE superword is underlined in purple.
+    `unknown`: whether the token stands for text the model does not know (None: a merge list's
+    unknown id); `special`: an added or special token cut out of the text whole, drawn as its text
+    in its own style; `as_hex`: a token with bytes of its own (`AnyModel.draws_bytes`) as those bytes.
+    A SuperBPE superword is underlined in purple.
     """
     model = as_any(tok)
-    byte_level = model.byte_level
     birth = model.birth.get(item.token)
     if unknown is None:
-        unk_id = model.tokenizer.unk_id if model.family == "bpe" and model.tokenizer is not None else None
+        unk_id = model.tokenizer.unk_id if model.model is None and model.tokenizer is not None else None
         unknown = unk_id is not None and item.id == unk_id
     if unknown:
         chip = chip_html(Chip(text[item.start:item.end] or item.token, token_id=item.id, unknown=True,
                                    unk_label=model.unk_token or "<unk>"), show_id=True)
-    elif as_hex and byte_level and model.tokenizer is not None:
-        chip = _hex_chip(model.tokenizer, item.token, item.id, birth)
+    elif as_hex and model.draws_bytes and not special:
+        chip = _hex_chip(model.token_bytes(item.token), model.shown(item.token), item.id, birth)
     else:
-        chip = chip_html(Chip(item.token, token_id=item.id, birth=birth), byte_level=byte_level, show_id=True)
+        spelling, byte_level = model.drawn(item.token)
+        chip = chip_html(Chip(spelling, token_id=item.id, birth=birth, special=special), byte_level=byte_level,
+                         show_id=True)
     if item.disputed:  # the outline's rule wants the chip as its direct child
         chip = f'<span class="cmp-disputed" title="the tokenizers cut this part of the text differently">{chip}</span>'
     return superword_marked(chip) if model.is_superword(item.token) else chip
 
 
 def column_html(tok: Tokenizer | AnyModel, text: str, column: Column, *, as_hex: bool = False,
-                unknown: Sequence[bool] | None = None) -> str:
-    """One tokenizer's chips for the whole text (`unknown`: per token, from `AnyModel.segment`)."""
+                unknown: Sequence[bool] | None = None, special: Sequence[bool] | None = None) -> str:
+    """One tokenizer's chips for the whole text (`unknown`, `special`: per token, from `AnyModel.segment`)."""
     model = as_any(tok)
-    inner = "".join(token_chip(model, text, item, as_hex=as_hex, unknown=None if unknown is None else unknown[i])
+    inner = "".join(token_chip(model, text, item, as_hex=as_hex, unknown=None if unknown is None else unknown[i],
+                               special=special is not None and special[i])
                     for i, item in enumerate(column.tokens))
     return f'<span class="bpe-chips">{inner or "<em>no tokens</em>"}</span>'
 

@@ -111,6 +111,7 @@ class Chip:
     new: bool = False
     unknown: bool = False
     unk_label: str = "<unk>"  # the model's own unknown token: WordPiece writes [UNK]
+    special: bool = False  # an added or special token (`<s>`), cut out of the text whole
 
 
 def chip_html(chip: Chip, *, byte_level: bool = False, show_id: bool = False) -> str:
@@ -119,6 +120,8 @@ def chip_html(chip: Chip, *, byte_level: bool = False, show_id: bool = False) ->
     style = ""
     if chip.unknown:
         classes.append("bpe-unknown")
+    elif chip.special:
+        classes.append("bpe-special")
     elif chip.birth is None:
         classes.append("bpe-base")
     else:
@@ -128,10 +131,12 @@ def chip_html(chip: Chip, *, byte_level: bool = False, show_id: bool = False) ->
     title_bits = [f"token {token_text(chip.token, byte_level=byte_level)!r}"]
     if chip.token_id is not None:
         title_bits.append(f"id {chip.token_id}")
-    if chip.birth is not None:
+    if chip.birth is not None and not chip.special:
         title_bits.append(f"made at step {chip.birth + 1}")
     elif chip.unknown:
         title_bits.append(f"never seen in training: {chip.unk_label}")
+    elif chip.special:
+        title_bits.append("added or special token: cut out of the text whole, never split")
     else:
         title_bits.append("base symbol")
     body = token_html(chip.token, byte_level=byte_level)
@@ -186,6 +191,7 @@ CSS = """
   color: #1b1b1b; }
 .bpe-base { background: #ececec; }
 .bpe-unknown { background: #ffd9d9; border-color: #c33; }
+.bpe-special { background: #fff1c2; border: 1px dashed #a66f00; color: #5c3d00; }
 .bpe-new { outline: 3px solid #d62728; outline-offset: 1px; font-weight: 700; }
 .bpe-ws { color: #8a8a8a; }
 .bpe-hex { color: #7b3fa0; font-size: 0.85em; }

@@ -13,6 +13,7 @@ import pandas as pd
 
 from bpe_core import Merge, MergeStep, Tokenizer
 from bpe_core.analysis import Mismatch, TryIt
+from explorer.data.any_model import AnyModel
 from explorer.display.render import token_text
 
 EMPTY = "—"  # what a table shows where a value is unknown (`st.dataframe(placeholder=EMPTY)`; else "None")
@@ -152,3 +153,17 @@ def fertility_table(result: Mismatch) -> pd.DataFrame:
         index=[f"trained on {t}" for t in result.trained_on],
         columns=[f"encoding {e}: tokens per word" for e in result.encoded],
     )
+
+
+def special_tokens_table(model: AnyModel) -> pd.DataFrame:
+    """A tokenizer's added and special tokens: id, the token as its text (whitespace visible), its options."""
+    tokens = model.added_tokens
+    return pd.DataFrame({
+        "id": [t.id for t in tokens],
+        "token": [token_text(t.content) for t in tokens],
+        "special": [t.special for t in tokens],
+        "matched in": ["normalized text" if t.normalized else "raw text" for t in tokens],
+        "whole word only": [t.single_word for t in tokens],
+        "takes spaces beside it": [", ".join(side for side, on in (("left", t.lstrip), ("right", t.rstrip)) if on)
+                                   or EMPTY for t in tokens],
+    })

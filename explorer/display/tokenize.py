@@ -1,9 +1,10 @@
 """The Tokenize page's pieces: one text through several tokenizers, counted and drawn. Pure.
 
-No Streamlit here. `tokenized` encodes the whole text once and keeps the counts of the whole
-text and the first `MAX_CHIPS` tokens to draw; `chips_html` draws them with the one chip of
-`display.compare.token_chip` (ids, unknown tokens, hex bytes on request), so a token looks the
-same here as on every other page.
+No Streamlit here. `tokenized` encodes the whole text once, with any tokenizer (`AnyModel`: a
+merge list, our families, a tokenizer of parts), and keeps the counts of the whole text and the
+first `MAX_CHIPS` tokens to draw; `chips_html` draws them with the one chip of
+`display.compare.token_chip` (ids, unknown and special tokens, hex bytes on request), so a token
+looks the same here as on every other page.
 """
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import pandas as pd
 
 from bpe_core import Tokenizer
 from bpe_core.analysis import ComparedToken
-from explorer.display.compare import token_chip
+from explorer.data.any_model import AnyModel
+from explorer.display.compare import as_any, token_chip
 
 MAX_TEXT_BYTES = 1_000_000  # text tokenized; a longer paste is cut here, with a message
 MAX_CHIPS = 1_500  # tokens drawn per tokenizer; the counts are always over the whole text
@@ -63,7 +65,10 @@ class Tokenized:
     count: int  # tokens in the whole text
     characters: int
     bytes: int
-    unknown: int  # tokens that are the unknown token
+    unknown: int  # tokens that stand for text the vocabulary lacks
+    special: int  # added and special tokens (`<s>`, `<|endoftext|>`) cut out of the text whole
+    unknown_shown: tuple[bool, ...]  # per drawn token: unknown
+    special_shown: tuple[bool, ...]  # per drawn token: added or special
 
     @property
     def characters_per_token(self) -> float:
@@ -79,18 +84,22 @@ class Tokenized:
         return self.count > len(self.tokens)
 
 
-def tokenized(tok: Tokenizer, text: str, *, max_chips: int = MAX_CHIPS) -> Tokenized:
+def tokenized(tok: Tokenizer | AnyModel, text: str, *, max_chips: int = MAX_CHIPS) -> Tokenized:
     """Encode `text` with `tok` (BPEError when it cannot: say so to the user)."""
-    enc = tok.encode(text)
+    enc = as_any(tok).encoding(text)
     n = min(max_chips, len(enc.ids))
     shown = tuple(ComparedToken(t, i, s, e, False) for t, i, (s, e) in zip(enc.tokens[:n], enc.ids[:n], enc.spans[:n]))
-    unknown = enc.ids.count(tok.unk_id) if tok.unk_id is not None else 0
-    return Tokenized(shown, len(enc.ids), len(text), utf8_size(text), unknown)
+    unknown, special = enc.unknown or [], enc.special or []
+    return Tokenized(shown, len(enc.ids), len(text), utf8_size(text), sum(unknown), sum(special),
+                     tuple(map(bool, unknown[:n])) if unknown else (False,) * n,
+                     tuple(map(bool, special[:n])) if special else (False,) * n)
 
 
-def chips_html(tok: Tokenizer, text: str, result: Tokenized, *, as_bytes: bool = False) -> str:
-    """The drawn tokens as escaped chips with ids (`as_bytes`: byte-level tokens as hex bytes)."""
-    inner = "".join(token_chip(tok, text, item, as_hex=as_bytes) for item in result.tokens)
+def chips_html(tok: Tokenizer | AnyModel, text: str, result: Tokenized, *, as_bytes: bool = False) -> str:
+    """The drawn tokens as escaped chips with ids (`as_bytes`: tokens with bytes of their own as hex bytes)."""
+    model = as_any(tok)
+    inner = "".join(token_chip(model, text, item, as_hex=as_bytes, unknown=unknown, special=special)
+                    for item, unknown, special in zip(result.tokens, result.unknown_shown, result.special_shown))
     more = (f'<span class="bpe-more" title="only the first tokens are drawn">… {result.count - len(result.tokens):,} '
             "more tokens</span>") if result.cut else ""
     return f'<span class="bpe-chips">{inner or "<em>no tokens</em>"}{more}</span>'

@@ -6,7 +6,6 @@ whitespace (dataframes show text as text: no HTML escaping); chart labels are es
 from __future__ import annotations
 
 import operator
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,8 +19,9 @@ import plotly.graph_objects as go
 from bpe_core.analysis import VocabRow, nearly_unused, visible_whitespace
 from explorer.data.any_model import AnyModel
 from explorer.data.family_view import META_SPACE, Piece
+from explorer.data.token_texts import visible
 from explorer.display.charts import chart_font, figure
-from explorer.display.render import Chip, chip_html, token_text
+from explorer.display.render import Chip, chip_html
 from explorer.display.tables import EMPTY  # noqa: F401 - the pages' tables show it for unknown numbers
 
 MAX_PICKER = 5_000  # above this many tokens the life story is picked by id, not from a list
@@ -158,10 +158,10 @@ def default_token(rows: Sequence[VocabRow]) -> int | None:
 
 MAX_FAMILY_ROWS = 20_000  # rows of a family's table sent to the browser; search to reach the rest
 FLAGS = {"all": "every token", "continuation": "continuation pieces (##)", "word start": "word starts (▁)",
-         "superword": "superwords"}
+         "superword": "superwords", "special": "added and special tokens"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FamilyRow:
     """One vocabulary entry of any family, as the Vocabulary page lists it."""
 
@@ -172,39 +172,40 @@ class FamilyRow:
     chars: int  # characters of that text
     continuation: bool  # WordPiece: "##..."
     superword: bool  # SuperBPE: across a space
-    step: int | None  # the training step that made it (1-based), when known
+    step: int | None  # the training step (or merge) that made it (1-based), when known
     score: float | None  # Unigram: log-probability; WordPiece: the score of the step that made it
+    n_bytes: int = 0  # bytes of the text it stands for
+    special: bool = False  # an added or special token (`<s>`)
+    unknown: bool = False  # the unknown token
 
 
 def family_rows(model: AnyModel) -> list[FamilyRow]:
-    """Every token of the model in id order with what the page shows about it."""
-    scores = model.model.scores if model.family == "unigram" else None
+    """Every token of the model in id order with what the page shows about it.
+
+    The token is as the model writes it (`AnyModel.spelled`: a file's `▁the` and `<0xE6>` too, byte
+    letters read; the surface column has the text it stands for), whitespace made visible.
+    """
+    scores = model.scores
     trace = model.model.trace if model.family == "wordpiece" else ()
     birth = model.birth
+    unk = model.unk_token
     out = []
     for token, token_id in sorted(model.vocab.items(), key=itemgetter(1)):
-        surface = model.surface(token)
+        spelled, surface = model.texts(token)
         rank = birth.get(token)
-        score = scores[token_id] if scores is not None else (
+        score = (scores[token_id] if 0 <= token_id < len(scores) else None) if scores is not None else (
             trace[rank].score if rank is not None and rank < len(trace) else None)
-        shown = token if _plain(token) and not model.byte_level else token_text(token, byte_level=model.byte_level)
-        out.append(FamilyRow(token_id, token, shown, surface if _plain(surface) else visible_whitespace(surface),
+        out.append(FamilyRow(token_id, token, spelled, visible(surface),
                              len(surface), model.is_continuation(token), model.is_superword(token),
-                             None if rank is None else rank + 1, score))
+                             None if rank is None else rank + 1, score, len(surface.encode("utf-8", "surrogatepass")),
+                             model.is_special(token), token == unk))
     return out
-
-
-def _plain(text: str) -> bool:
-    """Text that `token_text` and `visible_whitespace` show as it is (a shortcut for 200k tokens): printable,
-    no space, no U+FFFD, not starting with a combining mark."""
-    if not text or not text.isprintable() or " " in text or "\ufffd" in text:
-        return False
-    return text.isascii() or unicodedata.category(text[0])[0] != "M"
 
 
 def family_flags(family: str) -> list[str]:
     """The filters that mean something for a family."""
-    own = {"wordpiece": "continuation", "unigram": "word start", "superbpe": "superword"}.get(family)
+    own = {"wordpiece": "continuation", "unigram": "word start", "superbpe": "superword",
+           "parts": "special"}.get(family)
     return ["all"] if own is None else ["all", own]
 
 
@@ -216,6 +217,8 @@ def family_search(rows: Sequence[FamilyRow], query: str, flag: str = "all") -> l
         rows = [r for r in rows if r.superword]
     elif flag == "word start":
         rows = [r for r in rows if r.token.startswith(META_SPACE)]
+    elif flag == "special":
+        rows = [r for r in rows if r.special]
     if not query:
         return list(rows)
     q = visible_whitespace(query).casefold()
@@ -224,14 +227,20 @@ def family_search(rows: Sequence[FamilyRow], query: str, flag: str = "all") -> l
 
 
 def family_frame(model: AnyModel, rows: Sequence[FamilyRow], *, limit: int = MAX_FAMILY_ROWS) -> pd.DataFrame:
-    """The first `limit` rows as a table: id, token, surface text, length and the family's own columns."""
+    """The first `limit` rows as a table: id, token, surface text, lengths, what is special and the family's
+    own columns (a merge's step and a log-probability wherever the model has them)."""
     rows = rows[:limit]
     columns: dict[str, object] = {
         "id": _whole([r.id for r in rows]),
         "token": [r.shown for r in rows],
         "surface text": [r.surface for r in rows],
         "characters": _whole([r.chars for r in rows]),
+        "bytes": _whole([r.n_bytes for r in rows]),
     }
+    if model.added_tokens:
+        columns["special"] = [r.special for r in rows]
+    if model.unk_token is not None:
+        columns["unknown token"] = [r.unknown for r in rows]
     if model.family == "wordpiece":
         columns["continuation (##)"] = [r.continuation for r in rows]
         columns["step"] = _nullable([r.step for r in rows])
@@ -243,6 +252,13 @@ def family_frame(model: AnyModel, rows: Sequence[FamilyRow], *, limit: int = MAX
         transition = model.model.transition
         columns["phase"] = _nullable([None if r.step is None else 1 if r.step <= transition else 2 for r in rows])
         columns["superword"] = [r.superword for r in rows]
+    else:  # a tokenizer of parts: what its model has
+        if any(r.continuation for r in rows):
+            columns["continuation"] = [r.continuation for r in rows]
+        if model.merges:
+            columns["step (merge)"] = _nullable([r.step for r in rows])
+        if model.scores is not None:
+            columns["log-probability"] = pd.Series([r.score for r in rows], dtype="Float64")
     return pd.DataFrame(columns)
 
 
@@ -285,7 +301,8 @@ def with_phases(frame: pd.DataFrame, rows: Sequence[VocabRow], model: AnyModel) 
 
 def family_chips_html(model: AnyModel, pieces: Sequence[Piece], text: str) -> str:
     """A text's pieces as chips with ids: coloured by the step that made them where one did, an unknown
-    piece red with the text it stands for, a SuperBPE superword underlined in purple."""
+    piece red with the text it stands for, a special one in its own style, a SuperBPE superword
+    underlined in purple."""
     out = []
     for piece in pieces:
         if piece.unknown:
@@ -293,8 +310,9 @@ def family_chips_html(model: AnyModel, pieces: Sequence[Piece], text: str) -> st
                                    unk_label=model.unk_token or "<unk>"),
                              show_id=True)
         else:
-            chip = chip_html(Chip(piece.token, token_id=piece.token_id, birth=model.birth.get(piece.token)),
-                             byte_level=model.byte_level, show_id=True)
+            spelling, byte_level = model.drawn(piece.token)
+            chip = chip_html(Chip(spelling, token_id=piece.token_id, birth=model.birth.get(piece.token),
+                                  special=piece.special), byte_level=byte_level, show_id=True)
         out.append(superword_marked(chip) if piece.superword else chip)
     return f'<span class="bpe-chips">{"".join(out) or "<em>no tokens</em>"}</span>'
 

@@ -151,7 +151,7 @@ def _tokenize_values(params: Mapping[str, str], values: dict[str, Any], problems
     if unknown:
         listed = ", ".join(unknown)
         problems.append(f"{_quoted('tokenizers', listed)} in the link names no tokenizer this app has (it has "
-                        f"{', '.join(builtin_names())} and sidebar).")
+                        f"{', '.join(builtin_names(parts=True))} and sidebar).")
     if keys or not unknown:  # only unknown names: the page keeps its own choice rather than show nothing
         values[TOK_CHOSEN] = tuple(keys)
 

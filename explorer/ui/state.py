@@ -126,6 +126,10 @@ IO_W_UPLOAD, IO_W_PICK = "io_w_upload", "io_w_pick"
 IO_DL_OURS, IO_DL_HF, IO_DL_ZIP = "io_dl_ours", "io_dl_hf", "io_dl_zip"  # download buttons
 IO_DL_VOCAB, IO_DL_MERGES = "io_dl_vocab", "io_dl_merges"
 IO_OPEN_VOCAB, IO_OPEN_COMPARE, IO_TREES = "io_open_vocab", "io_open_compare", "io_trees"
+# (upload key, its tokenizer.json or None, why not, the text checked, RoundTrip or its one-line failure):
+# an upload's export, made once per upload, and its round trip once per text
+IO_UP_EXPORT = "io_up_export"
+IO_DL_UP_HF = "io_dl_up_hf"  # the download button of an uploaded tokenizer's tokenizer.json
 IO_DEFAULT_PROBE = "The lowest newer tokenizer. naïve 日本語"
 
 # ---- the tokenizer picker of Compare, Vocabulary, Files and BPE-dropout (ui/tokenizer_picker.py) -

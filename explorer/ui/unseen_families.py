@@ -1,6 +1,7 @@
 """The Unseen words page's cards for WordPiece and Unigram: each word segmented and explained in its
-family's own terms (greedy longest match; Viterbi with the n best alternatives). Streamlit glue over
-the pure `explorer.data.family_explain` and `explorer.display.vocabulary.family_chips_html`."""
+family's own terms (greedy longest match; Viterbi with the n best alternatives); and for a tokenizer
+read from a file into parts, its pieces of each word with merge trees where its model has merges.
+Streamlit glue over the pure `explorer.data.family_explain` and `explorer.display.vocabulary.family_chips_html`."""
 from __future__ import annotations
 
 import pandas as pd
@@ -8,10 +9,14 @@ import streamlit as st
 
 from explorer.data import family_explain as explain
 from explorer.data.any_model import AnyModel
-from explorer.display.render import md_escape, token_text
+from explorer.data.family_view import Piece
+from explorer.display import charts
+from explorer.display.render import cap_token, md_escape, token_text
 from explorer.display.tables import EMPTY
 from explorer.display.vocabulary import family_chips_html
-from explorer.ui import state
+from explorer.ui import page_header, state
+
+TREES_SHOWN = 12  # merge trees drawn per word
 
 
 def _title(word: str, tokens: int) -> None:
@@ -63,3 +68,24 @@ def unigram_card(model: AnyModel, word: str, index: int, n: int) -> None:
             "probability": [explain.probability(seg.log_probability) for seg in best],
             "share": [f"{100 * seg.share:.1f}%" for seg in best],
         }), hide_index=True, width="stretch", key=state.UNS_NBEST_TABLE + str(index))
+
+
+def file_card(model: AnyModel, word: str, pieces: list[Piece], text: str, index: int) -> None:
+    """One word of the text as a tokenizer of parts encoded it: its pieces and, with merges, their merge trees."""
+    with st.container(border=True):
+        _title(word, len(pieces))
+        st.html(family_chips_html(model, pieces, text))
+        if any(p.unknown for p in pieces):
+            st.caption(f"Red: text the vocabulary cannot spell; it becomes the unknown token "
+                       f"{md_escape(model.unk_token or '')}.")
+        special = [p.token for p in pieces if p.special]
+        if special:
+            names = ", ".join(md_escape(cap_token(model.shown(t))) for t in special)
+            st.caption(f"Cut out of the text whole, before the model: {names} (added or special tokens).")
+        merged = [p for p in pieces if not (p.unknown or p.special)]
+        if model.merges and merged:
+            trees = [model.drawn_tree(p.token) for p in merged[:TREES_SHOWN]]
+            st.markdown("**Merge trees** (each node: its token and the merge that made it, in rank order)")
+            st.plotly_chart(charts.merge_tree_figure(trees, byte_level=model.draws_bytes,
+                                                     presenter=page_header.presenter()),
+                            key=state.b_tree(index), config={"displayModeBar": False}, width="stretch")

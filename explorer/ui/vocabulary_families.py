@@ -1,9 +1,11 @@
-"""The Vocabulary page for WordPiece and Unigram: the table (capped), search, lengths and one token's
-details in its family's terms (the training step and score behind a WordPiece token, a Unigram piece's
-log-probability). Streamlit glue over the pure `explorer.display.vocabulary`."""
+"""The Vocabulary page for a model without the engine's merge views (WordPiece, Unigram, and any tokenizer
+read from a file into parts): the table (capped), search, lengths and one token's details in its own terms
+(the training step and score behind a WordPiece token, a Unigram piece's log-probability; a file's special
+tokens, merges and scores). Streamlit glue over the pure `explorer.display.vocabulary`."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import streamlit as st
 
@@ -11,12 +13,23 @@ from explorer.data.any_model import AnyModel
 from explorer.display import vocabulary as view
 from explorer.display.render import md_escape, token_text
 from explorer.ui import page_header, state
+from explorer.ui import tokenizer_picker as picker
 
 ss = st.session_state
 
 
-def _rows(model: AnyModel) -> list[view.FamilyRow]:
-    """The model's rows, built once for the model on screen (a 200k vocabulary takes a moment)."""
+@st.cache_resource(show_spinner="Listing the vocabulary (once per server)…", max_entries=2)  # ~90 MB for 250k
+def _builtin_rows(name: str) -> tuple[view.FamilyRow, ...]:
+    """A built-in's rows, shared by every session (frozen rows, never modified)."""
+    return tuple(view.family_rows(AnyModel.of(picker.load(name))))
+
+
+def _rows(model: AnyModel, source: str) -> Sequence[view.FamilyRow]:
+    """The model's rows, built once for the model on screen (a 200k vocabulary takes seconds); a built-in's
+    once per server."""
+    name = picker.builtin_of(source)
+    if name is not None:
+        return _builtin_rows(name)
     memo = ss.get(state.VOC_FAM_MEMO)
     if memo is None or memo[0] is not model.model:
         memo = ss[state.VOC_FAM_MEMO] = (model.model, view.family_rows(model))
@@ -31,8 +44,8 @@ def _row_clicked() -> None:
 
 
 def show(model: AnyModel, source: str) -> None:
-    """The whole page for a WordPiece or Unigram model."""
-    rows = _rows(model)
+    """The whole page for a model without merge views (WordPiece, Unigram, a tokenizer of parts)."""
+    rows = _rows(model, source)
     st.subheader(f"All {len(rows):,} tokens")
     search, flag_col = st.columns([3, 2])
     query = search.text_input("Search tokens or the text they stand for (a space or · matches a space)",
@@ -70,36 +83,80 @@ def show(model: AnyModel, source: str) -> None:
 
 
 def _columns_note(model: AnyModel) -> str:
-    if model.family == "wordpiece":
-        return ("A token starting with ## continues a word; step: the training step that added it; score: "
-                "count(ab) / (count(a) · count(b)) of that step.")
-    return "Log-probability: the piece's score; Viterbi picks the segmentation whose scores sum highest."
+    own = COLUMN_NOTES.get(model.family)
+    if own is not None:
+        return own
+    notes = ["Token: as the file writes it (GPT-2's byte letters read, so Ġthe is ·the); surface text: the text it "
+             "stands for (· a space, hex like <e6 97> for bytes of no whole character)."]
+    if model.added_tokens:
+        notes.append(f"Special: an added token, {model.added_rule}.")
+    if model.merges:
+        notes.append("Step (merge): the merge that makes the token, in rank order.")
+    if model.scores is not None:
+        notes.append("Log-probability: the piece's score; Viterbi picks the segmentation whose scores sum highest.")
+    return " ".join(notes)
+
+
+COLUMN_NOTES = {
+    "wordpiece": "A token starting with ## continues a word; step: the training step that added it; score: "
+                 "count(ab) / (count(a) · count(b)) of that step.",
+    "unigram": "Log-probability: the piece's score; Viterbi picks the segmentation whose scores sum highest.",
+}
 
 
 def _details(model: AnyModel, row: view.FamilyRow) -> None:
     with st.container(border=True):
         st.markdown(f"**{md_escape(row.shown)}** · id {row.id:,} · stands for “{md_escape(row.surface)}” "
-                    f"({row.chars} character{'s' * (row.chars != 1)})")
-        if model.family == "wordpiece":
-            wp = model.model
-            if row.token == wp.unk_token or row.token in wp.special_tokens:
-                st.caption("A special token: it is in the vocabulary from the start; no step made it.")
-            elif row.step is None:
-                st.caption("An alphabet entry: in the vocabulary from the start (a single character"
-                           + (", continuing a word)." if row.continuation else ")."))
-            else:
-                step = wp.trace[row.step - 1]
-                st.caption(md_escape(
-                    f"Added at step {row.step:,} by merging {token_text(step.left)} + {token_text(step.right)}: "
-                    f"score {step.pair_count:,} / ({step.left_count:,} · {step.right_count:,}) = {step.score:.3g}."))
-            if row.continuation:
-                st.caption("A continuation piece: used only inside a word, after another piece.")
-        else:
-            um = model.model
-            if row.id == um.unk_id:
-                st.caption("The unknown token: it stands for characters no piece covers.")
-            else:
-                rank = sorted(um.scores[1:], reverse=True).index(row.score) + 1 if row.score is not None else None
-                st.caption(md_escape(
-                    f"Log-probability {row.score:.4f} (probability {math.exp(row.score):.3g}); "
-                    f"rank {rank:,} of {len(um.scores) - 1:,} pieces by probability."))
+                    f"({row.chars} character{'s' * (row.chars != 1)}, {row.n_bytes} byte{'s' * (row.n_bytes != 1)})")
+        DETAILS.get(model.family, _file_details)(model, row)
+
+
+def _wordpiece_details(model: AnyModel, row: view.FamilyRow) -> None:
+    wp = model.model
+    if row.token == wp.unk_token or row.token in wp.special_tokens:
+        st.caption("A special token: it is in the vocabulary from the start; no step made it.")
+    elif row.step is None:
+        st.caption("An alphabet entry: in the vocabulary from the start (a single character"
+                   + (", continuing a word)." if row.continuation else ")."))
+    else:
+        step = wp.trace[row.step - 1]
+        st.caption(md_escape(
+            f"Added at step {row.step:,} by merging {token_text(step.left)} + {token_text(step.right)}: "
+            f"score {step.pair_count:,} / ({step.left_count:,} · {step.right_count:,}) = {step.score:.3g}."))
+    if row.continuation:
+        st.caption("A continuation piece: used only inside a word, after another piece.")
+
+
+def _unigram_details(model: AnyModel, row: view.FamilyRow) -> None:
+    um = model.model
+    if row.id == um.unk_id:
+        st.caption("The unknown token: it stands for characters no piece covers.")
+    else:
+        rank = sorted(um.scores[1:], reverse=True).index(row.score) + 1 if row.score is not None else None
+        st.caption(md_escape(
+            f"Log-probability {row.score:.4f} (probability {math.exp(row.score):.3g}); "
+            f"rank {rank:,} of {len(um.scores) - 1:,} pieces by probability."))
+
+
+def _file_details(model: AnyModel, row: view.FamilyRow) -> None:
+    """A tokenizer read from a file: what its model says about the token."""
+    if row.special:
+        st.caption(f"A special token: {model.added_rule}.")
+    elif row.id in {t.id for t in model.added_tokens}:
+        st.caption(f"An added token: {model.added_rule}.")
+    if row.unknown:
+        st.caption("The unknown token: it stands for text the vocabulary cannot spell.")
+    if row.continuation:
+        st.caption("A continuation piece: used only inside a word, after another piece.")
+    if row.step is not None:
+        st.caption(f"Made by merge {row.step:,} of {model.merge_count:,} (merges are applied in rank order).")
+    elif model.merges and not (row.special or row.unknown):
+        st.caption("No merge makes it: it is one of the symbols the merges start from.")
+    if row.score is not None:
+        st.caption(md_escape(f"Log-probability {row.score:.4f} (probability {math.exp(row.score):.3g})."))
+    if not model.merges and model.scores is None and not (row.special or row.unknown):
+        st.caption(md_escape(f"A {model.title} vocabulary entry: the model has no merges and no scores, so "
+                             "nothing more is known about how it was made."))
+
+
+DETAILS = {"wordpiece": _wordpiece_details, "unigram": _unigram_details}

@@ -110,8 +110,9 @@ with st.expander(f"Add a tokenizer ({in_use} of {view.MAX_ENTRIES} in use)", exp
             except BPEError as exc:
                 ss[state.CMP_NOTICE] = f"Could not train: {exc}"
     with upload_tab:
-        st.file_uploader("Hugging Face tokenizer.json, GPT-2 vocab.json + merges.txt (both together), a .tiktoken "
-                         "file or our model.json (BPE, WordPiece, Unigram or SuperBPE)", type=list(UPLOAD_TYPES),
+        st.file_uploader("Hugging Face tokenizer.json (any model), a SentencePiece .model, a Tekken JSON, GPT-2 "
+                         "vocab.json + merges.txt (both together), a .tiktoken file or our model.json (BPE, "
+                         "WordPiece, Unigram or SuperBPE)", type=UPLOAD_TYPES,
                          accept_multiple_files=True,
                          key=state.CMP_W_UPLOAD, on_change=_uploaded)
         picker.show_upload_notice()
@@ -122,7 +123,7 @@ with st.expander(f"Add a tokenizer ({in_use} of {view.MAX_ENTRIES} in use)", exp
     with builtin_tab:
         st.caption("Production tokenizers, read offline from pinned packages (nothing is downloaded). Each loads "
                    "once per server, in about a second.")
-        for name in builtin_names():
+        for name in builtin_names(parts=True):
             info, missing = builtin_info(name), picker.builtin_missing(name)
             row = st.columns([2, 5], vertical_alignment="center")
             row[0].button(f"Add {info.title}", key=state.b_cmp_add_builtin(name), on_click=_add,
@@ -188,7 +189,10 @@ for col, (entry, label, model, _), column, pieces in zip(cols, columns, comparis
         merges = "" if model.merge_count is None else f" · {model.merge_count:,} merges"
         st.caption(f"{model.title} · {column.token_count:,} tokens · {column.chars_per_token:.2f} characters per "
                    f"token · vocabulary {model.vocab_size:,}{merges}")
-        st.html(view.column_html(model, text, column, as_hex=ss[state.CMP_AS_HEX], unknown=[p.unknown for p in pieces]))
+        st.html(view.column_html(model, text, column, as_hex=ss[state.CMP_AS_HEX], unknown=[p.unknown for p in pieces],
+                                 special=[p.special for p in pieces]))
+        if any(p.special for p in pieces):
+            st.caption("Dashed: added or special tokens, cut out of the text whole.")
         if any(p.superword for p in pieces):
             st.caption("Underlined in purple: superwords, one token across a space.")
         st.button("Remove", key=state.b_cmp_remove(entry.key), on_click=_remove, args=(entry.key,),
@@ -205,7 +209,7 @@ if len(columns) > 1:
     st.dataframe(memo[1], hide_index=True, width="stretch")
 
 curves = [(label, token_count_curve(model.tokenizer, text, points=view.CURVE_POINTS))
-          for _, label, model, bundle in columns if bundle is not None and model.family == "bpe" and model.merge_count]
+          for _, label, model, bundle in columns if bundle is not None and model.model is None and model.merge_count]
 if curves:
     st.markdown("**The vocabulary-size question in miniature:** this text's token count with only the first k "
                 "merges of each trained BPE tokenizer")

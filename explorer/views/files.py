@@ -1,11 +1,12 @@
 """Import and export: download the trained tokenizer of any family (and prove the round trip), or upload one
-(BPE in any format, or our WordPiece, Unigram or SuperBPE JSON) to explore."""
+(BPE in any format, our WordPiece, Unigram or SuperBPE JSON, any tokenizer.json, a SentencePiece model, a
+Tekken JSON) to explore, and download it as tokenizer.json, checked by the real `tokenizers` library."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from bpe_core import BPEError, merge_tree
+from bpe_core import BPEError
 from explorer.data import tokenizer_files
 from explorer.data.any_model import AnyModel
 from explorer.data.tokenizer_files import UPLOAD_TYPES
@@ -33,6 +34,56 @@ def _uploaded() -> None:
         ss[state.PICK_EXPLORE] = ss[state.IO_W_PICK] = loaded[-1].key
 
 
+def loaded_summary(kind: str, model: AnyModel) -> str:
+    """What an upload holds, in one line of plain text: format, model, vocabulary, merges, added tokens."""
+    bits = [kind, f"{model.kind} model", f"vocabulary {model.vocab_size:,}"]
+    if model.merge_count is not None:
+        bits.append(f"{model.merge_count:,} merges")
+    if model.added_tokens:
+        bits.append(f"{len(model.added_tokens):,} added tokens")
+    if model.unk_token:
+        bits.append(f"unknown token {model.unk_token}")
+    return " · ".join(bits)
+
+
+def export_upload(item: tokenizer_files.Uploaded, probe: str) -> None:
+    """The upload as tokenizer.json, checked by loading it into `tokenizers` (made once per upload and text)."""
+    text = tokenizer_files.sample_text(probe)
+    memo = ss.get(state.IO_UP_EXPORT)
+    if memo is None or memo[0] != item.key:
+        try:
+            memo = (item.key, tokenizer_files.hf_export(item.model), "", None, None)
+        except BPEError as exc:
+            memo = (item.key, None, str(exc), None, None)
+    key, hf, problem, trip_for, trip = memo
+    if hf is not None and trip_for != text:
+        try:
+            trip = tokenizer_files.hf_round_trip(item.any, hf, text)
+        except BPEError as exc:
+            trip = str(exc)
+    ss[state.IO_UP_EXPORT] = (key, hf, problem, text, trip)
+    with st.container(border=True):
+        st.markdown("**As a Hugging Face** `tokenizer.json`")
+        if hf is None:
+            st.warning(f"Cannot export: {md_escape(problem)}")
+            return
+        st.download_button("Download tokenizer.json", hf, tokenizer_files.HF_FILE, "application/json",
+                           key=state.IO_DL_UP_HF, on_click="ignore", icon=":material/download:")
+        if isinstance(trip, str):
+            st.error(md_escape(as_sentence(trip)))
+        elif trip.ok:
+            st.success(f"Round trip OK: {trip.reader} loaded this tokenizer.json and encoded the text above (and some "
+                       f"unseen characters) to the same {len(trip.ours_ids):,} token ids.",
+                       icon=":material/check_circle:")
+        else:
+            st.error(f"Round trip failed: {trip.reader} gives other ids for this tokenizer.json "
+                     f"({len(trip.ours_ids):,} tokens here, {len(trip.their_ids):,} there). The first differences:")
+            differences = pd.DataFrame(trip.differences())
+            for column in ("our token", "their token"):
+                differences[column] = [token_text(t) for t in differences[column]]
+            st.dataframe(differences, hide_index=True, width="stretch", placeholder=tables.EMPTY)
+
+
 def _compare(key: str, label: str) -> None:
     entries = ss.get(state.CMP_ENTRIES, [cmp.sidebar_entry()] if ss[state.TRAINED] is not None else [])
     ss[state.CMP_ENTRIES], _ = cmp.add_entry(entries, cmp.Entry("file", key, label))
@@ -47,9 +98,9 @@ if trained is None:
     st.info("Train a tokenizer in the sidebar first.")
 else:
     model = AnyModel.of_trained(trained)
-    tok = model.tokenizer if model.family == "bpe" else model  # what the round trips encode with
+    tok = model.tokenizer if model.model is None else model  # what the round trips encode with
     if ss.get(state.IO_EXPORTS) is None or ss[state.IO_EXPORTS][0] is not trained:
-        ss[state.IO_EXPORTS] = (trained, tokenizer_files.export_tokenizer(model.tokenizer) if model.family == "bpe"
+        ss[state.IO_EXPORTS] = (trained, tokenizer_files.export_tokenizer(model.tokenizer) if model.model is None
                                 else tokenizer_files.export_family(model.model))
     exports = ss[state.IO_EXPORTS][1]
     ours_col, hf_col, gpt2_col = st.columns(3, gap="medium")
@@ -129,8 +180,9 @@ else:
 
 # ---- import ----------------------------------------------------------------------------------
 st.subheader("Explore a tokenizer file")
-st.file_uploader("Hugging Face tokenizer.json, GPT-2 vocab.json + merges.txt (select both), a .tiktoken rank file, "
-                 "or our model.json (BPE, WordPiece, Unigram or SuperBPE)", type=list(UPLOAD_TYPES),
+st.file_uploader("Hugging Face tokenizer.json (any model: BPE, WordPiece, Unigram, WordLevel), a SentencePiece "
+                 ".model, a Tekken JSON, GPT-2 vocab.json + merges.txt (select both), a .tiktoken rank file, or our "
+                 "model.json (BPE, WordPiece, Unigram or SuperBPE)", type=UPLOAD_TYPES,
                  accept_multiple_files=True, key=state.IO_W_UPLOAD,
                  on_change=_uploaded)
 picker.show_upload_notice()
@@ -145,15 +197,17 @@ if ss.get(state.IO_W_PICK) not in uploads:
 key = st.selectbox("Uploaded tokenizer", keys, format_func=lambda k: uploads[k].label, key=state.IO_W_PICK)
 item = uploads[key]
 up = item.any
-if up.family == "bpe":
+if item.merge_list:
     s = item.tokenizer.settings
     st.caption(md_escape(f"{item.kind} · {s.mode} mode · pre-tokenizer {s.pretokenizer} · vocabulary "
                          f"{up.vocab_size:,} · {up.merge_count:,} merges"
                          + (f" · unknown token {up.unk_token}" if up.unk_token else "")))
 else:
-    merges = f" · {up.merge_count:,} merges" if up.merge_count is not None else ""
-    st.caption(md_escape(f"{item.kind} · vocabulary {up.vocab_size:,}{merges}"
-                         + (f" · unknown token {up.unk_token}" if up.unk_token else "")))
+    st.caption(md_escape(loaded_summary(item.kind, up)))
+if up.added_tokens:
+    with st.expander(f"Its {len(up.added_tokens):,} added tokens ({sum(t.special for t in up.added_tokens):,} "
+                     f"special): {up.added_rule}"):
+        st.dataframe(tables.special_tokens_table(up), hide_index=True, width="stretch", placeholder=tables.EMPTY)
 go_vocab, go_compare = st.columns(2)
 if go_vocab.button("Open its vocabulary" + (" and life stories" if up.merge_based else ""), key=state.IO_OPEN_VOCAB,
                    icon=":material/table:"):
@@ -170,12 +224,15 @@ except BPEError as exc:
     st.error(f"This tokenizer cannot encode that text: {md_escape(str(exc))}")
     st.stop()
 st.html(family_chips_html(up, pieces, probe))
-st.caption(f"{len(pieces):,} tokens.")
-if not up.merge_based:
+st.caption(f"{len(pieces):,} tokens." + (" Dashed: added or special tokens, cut out of the text whole."
+                                        if any(p.special for p in pieces) else ""))
+export_upload(item, probe)
+if not up.merges:
+    st.caption(md_escape(f"{up.title} has no merges, so there are no merge trees to draw."))
     st.stop()
-shown = list(dict.fromkeys(p.token for p in pieces if not p.unknown))[:TREES_SHOWN]
+shown = list(dict.fromkeys(p.token for p in pieces if not (p.unknown or p.special)))[:TREES_SHOWN]
 if shown:
     st.markdown(f"**Merge trees** of {'the first ' if len(shown) == TREES_SHOWN else ''}{len(shown)} distinct tokens")
-    st.plotly_chart(charts.merge_tree_figure([merge_tree(up.tokenizer, t) for t in shown], byte_level=up.byte_level,
+    st.plotly_chart(charts.merge_tree_figure([up.drawn_tree(t) for t in shown], byte_level=up.draws_bytes,
                                              presenter=page_header.presenter()),
                     key=state.IO_TREES, config={"displayModeBar": False}, width="stretch")

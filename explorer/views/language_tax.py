@@ -5,10 +5,11 @@ import hashlib
 
 import streamlit as st
 
-from bpe_core import BPEError, Tokenizer
+from bpe_core import BPEError
 from bpe_core.analysis import TextStats
 from bpe_core.analysis.language_tax import TaxRow, language_stats, tax_rows
 from bpe_core.builtin import builtin_info
+from explorer.data.any_model import AnyModel
 from explorer.data.language_tax_cache import builtin_language_stats
 from explorer.display import language_tax as view
 from explorer.display.render import md_escape
@@ -33,14 +34,16 @@ def _builtin_stats(name: str) -> dict[str, TextStats]:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _own_stats(ident: str, _tok: Tokenizer) -> dict[str, TextStats]:
-    """Stats of a trained or uploaded tokenizer; `ident` names it (training key or file digest)."""
-    return language_stats(_tok, _texts())
+def _own_stats(ident: str, _tok: AnyModel) -> dict[str, TextStats]:
+    """Stats of a trained or uploaded tokenizer of any kind; `ident` names it (training key or file digest).
+
+    The engine counts with `encode_ids` alone, which every tokenizer has."""
+    return language_stats(_tok, _texts())  # type: ignore[arg-type]  # typed for a merge list; reads only encode_ids
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _corpus_stats(ident: str, corpus_digest: str, _tok: Tokenizer, _text: str) -> TextStats:
-    return language_stats(_tok, {CORPUS_ROW: _text})[CORPUS_ROW]
+def _corpus_stats(ident: str, corpus_digest: str, _tok: AnyModel, _text: str) -> TextStats:
+    return language_stats(_tok, {CORPUS_ROW: _text})[CORPUS_ROW]  # type: ignore[arg-type]  # as above
 
 
 def _ident(key: str) -> str:
@@ -62,7 +65,7 @@ except RuntimeError as exc:  # Django or Sphinx not installed
     st.stop()
 languages = {lang.code: (lang.name, lang.script) for lang in list_languages()}
 
-options = picker.choices()
+options = picker.choices(families=True)  # any tokenizer: the counts need only its token ids
 ss[state.TAX_CHOSEN] = [k for k in ss[state.TAX_CHOSEN] if k in options]
 st.multiselect("Tokenizers (built in, trained in the sidebar, or uploaded on the Files page)", list(options),
                format_func=lambda k: options.get(k, k), key=state.TAX_W_CHOSEN,
@@ -94,7 +97,7 @@ labels: dict[str, str] = {}
 for key in chosen:
     label = options[key]
     try:
-        tok = picker.tokenizer_for(key)
+        tok = picker.model_for(key)
         with st.spinner(f"Counting the tokens of fifteen languages with {label} (once)…"):
             name = picker.builtin_of(key)
             stats = _builtin_stats(name) if name is not None else _own_stats(_ident(key), tok)

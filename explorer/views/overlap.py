@@ -68,7 +68,7 @@ else:
     st.info("No tokenizer to compare: train one in the sidebar or upload a file below.")
 with st.expander("Upload a tokenizer file (it becomes B)"):
     st.file_uploader("Hugging Face tokenizer.json, GPT-2 vocab.json + merges.txt (both together), a .tiktoken "
-                     "file or our model.json", type=list(UPLOAD_TYPES), accept_multiple_files=True,
+                     "file or our model.json", type=UPLOAD_TYPES, accept_multiple_files=True,
                      key=state.OVL_W_UPLOAD, on_change=_uploaded)
     picker.show_upload_notice()
 if not options:
@@ -95,6 +95,8 @@ metrics[3].metric("Only in A", f"{len(overlap.only_a):,}")
 metrics[4].metric("Only in B", f"{len(overlap.only_b):,}")
 metrics[5].metric("Jaccard", view.jaccard_text(overlap.jaccard),
                   help="Shared tokens over the tokens in either vocabulary.")
+st.caption("This page reads BPE merge lists (trained here, uploaded, or built in); the Compare page's overlap table "
+           "takes any tokenizer, WordPiece, Unigram and files read into parts included.")
 st.caption("Tokens are compared by the bytes they stand for, so GPT-2's `Ġthe` and a text-mode ` the` are one "
            "token. A token that ends in `</w>` (the end of a word) equals only another such token; `<unk>` and "
            "special tokens equal only themselves and count as 0 bytes long.")

@@ -42,7 +42,7 @@ if not link.tokenize_link_carries(full_text):
 if notes:
     examples[4].caption(" ".join(notes))
 
-options = picker.choices()
+options = picker.choices(families=True)  # every tokenizer: merge lists, our families, tokenizers of parts
 ss[state.TOK_CHOSEN] = [k for k in ss[state.TOK_CHOSEN] if k in options]  # a link or an old upload may name gone ones
 st.multiselect("Tokenizers (built in, trained in the sidebar, or uploaded on the Files page)", list(options),
                format_func=lambda k: options.get(k, k), key=state.TOK_W_CHOSEN,
@@ -51,7 +51,8 @@ st.multiselect("Tokenizers (built in, trained in the sidebar, or uploaded on the
 st.toggle("Byte-level tokens as hex bytes", key=state.TOK_W_AS_BYTES,
           on_change=state.bind(ss, state.TOK_W_AS_BYTES, state.TOK_AS_BYTES),
           help="Off: the text, with · for a space and hex like `<e6 97>` only where a token holds part of a "
-               "character. On: every byte-level token as its bytes.")
+               "character. On: every byte-level token (and every token of a tokenizer read from a file into its "
+               "parts) as its bytes.")
 chosen = ss[state.TOK_CHOSEN]
 if not chosen:
     st.info("Choose a tokenizer above.")
@@ -64,32 +65,34 @@ if not text:
 digest = hashlib.blake2b(text.encode("utf-8", errors="surrogatepass"), digest_size=16).hexdigest()
 memo = {k: v for k, v in (ss.get(state.TOK_MEMO) or {}).items() if k[1] == digest}  # this text's only
 ss[state.TOK_MEMO] = memo
-shown = []  # (key, label, tokenizer, Tokenized)
+shown = []  # (key, label, AnyModel, Tokenized)
 for key in chosen:
     label = options[key]
     try:
-        tok = picker.tokenizer_for(key)
-        if (key, digest) not in memo or memo[key, digest][0] is not tok:  # the sidebar's may have been retrained
+        model = picker.model_for(key)
+        held = model.tokenizer if model.model is None else model.model  # the object itself: a wrapper is made anew
+        if (key, digest) not in memo or memo[key, digest][0] is not held:  # the sidebar's may have been retrained
             with st.spinner(f"Tokenizing with {label}…"):
-                memo[key, digest] = (tok, view.tokenized(tok, text))
-        shown.append((key, label, tok, memo[key, digest][1]))
+                memo[key, digest] = (held, view.tokenized(model, text))
+        shown.append((key, label, model, memo[key, digest][1]))
     except BPEError as exc:  # a built-in whose package is missing; a tokenizer without an unknown token
         st.info(md_escape(f"{label}: {exc}"))
 
 if shown:
     st.dataframe(view.counts_frame([s[1] for s in shown], [s[3] for s in shown], [s[2].vocab_size for s in shown]),
                  hide_index=True, width="stretch")
-for key, label, tok, result in shown:
+for key, label, model, result in shown:
     with st.container(border=True):
         st.markdown(f"**{md_escape(label)}**")
-        st.caption(f"{result.count:,} tokens · {result.characters_per_token:.2f} characters per token · "
-                   f"{result.bytes_per_token:.2f} bytes per token · vocabulary {tok.vocab_size:,}"
-                   + (f" · {result.unknown:,} unknown" if result.unknown else ""))
+        st.caption(f"{md_escape(model.title)} · {result.count:,} tokens · {result.characters_per_token:.2f} characters "
+                   f"per token · {result.bytes_per_token:.2f} bytes per token · vocabulary {model.vocab_size:,}"
+                   + (f" · {result.unknown:,} unknown" if result.unknown else "")
+                   + (f" · {result.special:,} special (dashed: cut out of the text whole)" if result.special else ""))
         if picker.terms(key):
             st.caption(md_escape(picker.terms(key)))
         if result.cut:
             st.caption(view.shown_note(result))
-        chips = view.chips_html(tok, text, result, as_bytes=ss[state.TOK_AS_BYTES])
+        chips = view.chips_html(model, text, result, as_bytes=ss[state.TOK_AS_BYTES])
         # Many tokens scroll inside their box, so every tokenizer's counts stay in view.
         (st.container(height=CHIPS_HEIGHT, border=False) if len(result.tokens) > SCROLL_AFTER else st).html(chips)
 if any(k.startswith("file:") for k in chosen):

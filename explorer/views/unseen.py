@@ -1,13 +1,15 @@
 """Unseen words: how a tokenizer of any family (trained here, uploaded or built in) splits words it may
 never have seen, and why: BPE and SuperBPE replay their merges, WordPiece takes the longest match,
-Unigram the most probable segmentation."""
+Unigram the most probable segmentation; a tokenizer read from a file into parts shows its pieces of
+the text, with merge trees when its model has merges."""
 from __future__ import annotations
 
 import streamlit as st
 
-from bpe_core import merge_tree
+from bpe_core import BPEError, merge_tree
 from bpe_core.families.superbpe import phase_two_pieces
 from explorer.data import family_explain
+from explorer.data.token_texts import pieces_by_word
 from explorer.display import charts, tables
 from explorer.display.render import Chip, cap_token, chips_html, md_escape, token_text
 from explorer.display.vocabulary import family_chips_html, phases_note
@@ -25,6 +27,20 @@ HOW = {
     "unigram": "Unigram picks the segmentation whose pieces are most probable together (Viterbi over every way to "
                "cut the word); the runners-up are listed with their probabilities.",
 }
+HOW_FILE = {  # a tokenizer read from a file into parts, by its model's kind
+    "BPE": "its BPE model merges each piece's symbols, the pair of lowest rank first",
+    "WordPiece": "its WordPiece model takes the longest piece of its vocabulary that fits, from the start of each "
+                 "word (a continuation prefix marks a piece inside a word)",
+    "Unigram": "its Unigram model picks the segmentation whose pieces are most probable together (Viterbi)",
+    "WordLevel": "its WordLevel model looks each piece up whole: a piece it lacks is the unknown token",
+}
+
+
+def how_file(title: str, kind: str) -> str:
+    """How a tokenizer of parts splits text, in one paragraph."""
+    return (f"{title}: read from a file, it normalizes the text, cuts out its added and special tokens whole, "
+            f"splits the rest with its pre-tokenizer, and {HOW_FILE.get(kind, 'its model splits each piece')}. "
+            "The words below are cut from the whole text as it encodes it.")
 ss = st.session_state
 
 sidebar_shown = ss.get(state.UNSEEN_SOURCE, picker.SIDEBAR) == picker.SIDEBAR  # its summary and training notes
@@ -37,7 +53,7 @@ if source is None:
 if source != picker.SIDEBAR or not sidebar_shown:
     picker.show_about(source)
 model = picker.model_or_stop(source)
-st.caption(md_escape(HOW[model.family]))
+st.caption(md_escape(HOW.get(model.family) or how_file(model.title, model.kind)))
 
 st.text_input("Words to encode (split into words as this tokenizer splits text)", key=state.W_WORDS,
               on_change=state.bind(ss, state.W_WORDS, state.WORDS))
@@ -48,8 +64,15 @@ elif model.family == "unigram":
     words = family_explain.unigram_words(text)
 elif model.family == "superbpe":
     words = phase_two_pieces(text)
-else:
+elif model.merge_based:
     words = model.tokenizer.words_of(text)
+else:  # a tokenizer of parts: the whole text encoded once, its pieces grouped by word
+    try:
+        by_word = pieces_by_word(text, model.segment(text))
+    except BPEError as exc:  # e.g. a file without an unknown token meets a character it cannot spell
+        st.error(f"This tokenizer cannot encode that text: {md_escape(str(exc))}")
+        st.stop()
+    words = [word for word, _ in by_word]
 if not words:
     st.info("Type one or more words above.")
     st.stop()
@@ -66,6 +89,13 @@ if model.family == "unigram":
                     on_change=state.bind(ss, state.UNS_W_NBEST, state.UNS_NBEST))
     for index, word in enumerate(words):
         unseen_families.unigram_card(model, word, index, int(ss[state.UNS_NBEST]))
+    st.stop()
+if not model.merge_based:
+    if not model.merges:
+        st.caption(md_escape(f"{model.title} has no merges, so there is no merge tree: its model splits each piece "
+                             "of text directly."))
+    for index, (word, pieces) in enumerate(by_word[:MAX_WORDS]):
+        unseen_families.file_card(model, word, pieces, text, index)
     st.stop()
 
 tok = model.tokenizer  # BPE's, or SuperBPE's merge view (the same merges, ranked)

@@ -1,7 +1,9 @@
 """Vocabulary: every token with its numbers, token lengths, nearly unused tokens, and one token's life story.
 
 Any family: BPE and SuperBPE (merges, so life stories and merge trees; SuperBPE's superwords and
-phases marked), WordPiece and Unigram (their own table: continuation pieces, log-probabilities).
+phases marked), WordPiece and Unigram (their own table: continuation pieces, log-probabilities), and a
+tokenizer read from a file into parts (the generic table: the token as written, the text it stands for,
+its length, special and unknown flags, a merge's step and a log-probability where the model has them).
 """
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ if source is None:
     st.stop()
 picker.show_about(source)  # the tokenizer this page shows, which may not be the sidebar's; a built-in's terms
 model = picker.model_or_stop(source)
-if model.family in ("wordpiece", "unigram"):
+if not model.merge_based:  # WordPiece, Unigram, a tokenizer of parts: no life stories to tell
     vocabulary_families.show(model, source)
     st.stop()
 tok = model.tokenizer  # BPE's, or SuperBPE's merge view (its vocabulary, ranks and merge trees)

@@ -31,3 +31,29 @@ def app():
     at.run()
     assert not at.exception, at.exception
     return at
+
+
+# ---- real tokenizer files read into parts (tests/explorer/real_tokenizer_files.py) -------------------
+
+@pytest.fixture(scope="session")
+def files():
+    """DeepSeek V4's, Mistral's (SentencePiece, Tekken) and two trained tokenizer files: name -> (file name, bytes)."""
+    import real_tokenizer_files
+
+    return real_tokenizer_files.files()
+
+
+@pytest.fixture(scope="session")
+def reference(files):
+    """Each of `files` as its reference library encodes text: name -> text -> ids."""
+    import real_tokenizer_files
+
+    return real_tokenizer_files.reference()
+
+
+@pytest.fixture(scope="session")
+def uploads(files):
+    """Each of `files` read as the upload widgets read it: name -> `Uploaded`."""
+    import real_tokenizer_files
+
+    return real_tokenizer_files.uploads()

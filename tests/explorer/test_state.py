@@ -236,7 +236,8 @@ def test_unknown_tokenizer_names_in_a_link_are_named_and_the_rest_used():
     back, problems = link.values_from_url({"tokenizers": "o200k_base, nope ,sidebar,o200k_base,"}, samples=SAMPLES)
     assert back[state.TOK_CHOSEN] == ("builtin:o200k_base", "sidebar")
     assert problems == ["tokenizers=nope in the link names no tokenizer this app has (it has gpt2, cl100k_base, "
-                        "o200k_base, llama3, qwen3 and sidebar)."]
+                        "o200k_base, llama3, qwen3, mistral_v1, tekken, deepseek_v4, qwen3_6, o200k_harmony "
+                        "and sidebar)."]
     back, problems = link.values_from_url({"tokenizers": "builtin:gpt2"}, samples=SAMPLES)  # a key, not a name
     assert state.TOK_CHOSEN not in back and len(problems) == 1  # nothing usable: the page's own choice stays
     back, problems = link.values_from_url({"tokenizers": ""}, samples=SAMPLES)

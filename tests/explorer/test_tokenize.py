@@ -159,8 +159,8 @@ def test_a_crafted_link_shows_its_text_plainly_and_names_the_unknown_tokenizer()
     assert constructs(notice.value) == []
     assert shown(notice.value) == (
         "The link asked for something this app could not do. tokenizers=<b>evil</b> in the link names no tokenizer "
-        "this app has (it has gpt2, cl100k_base, o200k_base, llama3, qwen3 and sidebar). The link's other settings "
-        "were used.")
+        "this app has (it has gpt2, cl100k_base, o200k_base, llama3, qwen3, mistral_v1, tekken, deepseek_v4, qwen3_6, "
+        "o200k_harmony and sidebar). The link's other settings were used.")
     assert at.text_area(key=state.TOK_W_TEXT).value == crafted
     assert at.multiselect(key=state.TOK_W_CHOSEN).value == ["builtin:gpt2", "sidebar"]
     bodies = chip_blocks(at)
