@@ -59,6 +59,11 @@ class ModelPart(Protocol):
 class Decoder(Protocol):
     def decode_chain(self, tokens: list[str]) -> list[str]: ...
 
+    def inner(self, value: str | bytes, fused: bool) -> tuple[str | bytes, bool]:
+        """What the decoder makes of one token in the middle of a text (see `decoders.token_bytes`):
+        the token as text, or as bytes once a byte decoder read it; whether a Fuse came before."""
+        ...
+
     def to_hf(self) -> dict[str, Any]: ...
 
 

@@ -19,6 +19,18 @@ from .base import Decoder
 
 SPACE = "▁"  # U+2581, SentencePiece's stand-in for a space
 
+# What a decoder makes of one token in the middle of a text (`inner`): the token as text, or as
+# bytes once a byte decoder has read it, and whether a Fuse before it has joined every token into
+# one string (a later Strip then cuts elsewhere, a Metaspace's leading replacement is gone).
+Inner = tuple[str | bytes, bool]
+
+
+def decoded_alone(decoder: Decoder, value: str | bytes, fused: bool) -> Inner:
+    """The rule of a decoder with none of its own: its strings for the token alone, joined."""
+    if isinstance(value, bytes):
+        return value, fused
+    return "".join(decoder.decode_chain([value])), fused
+
 
 @dataclass(frozen=True, kw_only=True)
 class ByteLevelDecoder:
@@ -48,6 +60,12 @@ class ByteLevelDecoder:
         # tokens is put back together. An empty chain still gives one (empty) string.
         return [data.decode("utf-8", "replace")]
 
+    def inner(self, value: str | bytes, fused: bool) -> Inner:
+        table = char_to_byte()
+        if isinstance(value, str) and all(ch in table for ch in value):
+            return bytes(table[ch] for ch in value), fused
+        return value, fused
+
     def to_hf(self) -> dict[str, Any]:
         return {"type": "ByteLevel", "add_prefix_space": self.add_prefix_space, "trim_offsets": self.trim_offsets,
                 "use_regex": self.use_regex}
@@ -74,6 +92,13 @@ class MetaspaceDecoder:
         if out and self.prepend_scheme != "never":
             out[0] = tokens[0].replace(self.replacement, "")
         return out
+
+    def inner(self, value: str | bytes, fused: bool) -> Inner:
+        if isinstance(value, bytes):
+            return value, fused
+        # Fused, the token is inside the first (only) string, which loses its replacements.
+        gone = fused and self.prepend_scheme != "never"
+        return value.replace(self.replacement, "" if gone else " "), fused
 
     def to_hf(self) -> dict[str, Any]:
         return {"type": "Metaspace", "replacement": self.replacement, "prepend_scheme": self.prepend_scheme,
@@ -116,6 +141,13 @@ class WordPieceDecoder:
             out.append(clean_up(token) if self.cleanup else token)
         return out
 
+    def inner(self, value: str | bytes, fused: bool) -> Inner:
+        if isinstance(value, bytes):
+            return value, fused
+        if not fused:
+            value = value[len(self.prefix):] if value.startswith(self.prefix) else " " + value
+        return (clean_up(value) if self.cleanup else value), fused
+
     def to_hf(self) -> dict[str, Any]:
         return {"type": "WordPiece", "prefix": self.prefix, "cleanup": self.cleanup}
 
@@ -133,6 +165,11 @@ class BPEDecoder:
     def decode_chain(self, tokens: list[str]) -> list[str]:
         last = len(tokens) - 1
         return [token.replace(self.suffix, "" if i == last else " ") for i, token in enumerate(tokens)]
+
+    def inner(self, value: str | bytes, fused: bool) -> Inner:
+        if isinstance(value, bytes):
+            return value, fused
+        return value.replace(self.suffix, "" if fused else " "), fused
 
     def to_hf(self) -> dict[str, Any]:
         return {"type": "BPEDecoder", "suffix": self.suffix}
@@ -180,6 +217,10 @@ class ByteFallbackDecoder:
                 out.append(token)
         return out
 
+    def inner(self, value: str | bytes, fused: bool) -> Inner:
+        byte = None if fused or isinstance(value, bytes) else byte_token(value)
+        return (bytes([byte]) if byte is not None else value), fused
+
     def to_hf(self) -> dict[str, Any]:
         return {"type": "ByteFallback"}
 
@@ -190,6 +231,9 @@ class FuseDecoder:
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         return ["".join(tokens)]
+
+    def inner(self, value: str | bytes, fused: bool) -> Inner:
+        return value, True
 
     def to_hf(self) -> dict[str, Any]:
         return {"type": "Fuse"}
@@ -220,6 +264,9 @@ class StripDecoder:
             # has (the two cuts cross, or `stop` passes its start); here the token becomes empty.
             out.append(token[head:tail] if head < tail else "")
         return out
+
+    def inner(self, value: str | bytes, fused: bool) -> Inner:
+        return (value, fused) if fused else decoded_alone(self, value, fused)  # fused: its ends are elsewhere
 
     def to_hf(self) -> dict[str, Any]:
         return {"type": "Strip", "content": self.content, "start": self.start, "stop": self.stop}
@@ -278,6 +325,9 @@ class ReplaceDecoder:
             out.append("".join(pieces))
         return out
 
+    def inner(self, value: str | bytes, fused: bool) -> Inner:
+        return decoded_alone(self, value, fused)
+
     def to_hf(self) -> dict[str, Any]:
         return {"type": "Replace", "pattern": {"Regex" if self.is_regex else "String": self.pattern},
                 "content": self.content}
@@ -307,6 +357,9 @@ class CTCDecoder:
                 out.append(token)
         return out
 
+    def inner(self, value: str | bytes, fused: bool) -> Inner:
+        return decoded_alone(self, value, fused)
+
     def to_hf(self) -> dict[str, Any]:
         return {"type": "CTC", "pad_token": self.pad_token, "word_delimiter_token": self.word_delimiter_token,
                 "cleanup": self.cleanup}
@@ -322,6 +375,13 @@ class SequenceDecoder:
         for decoder in self.decoders:
             tokens = decoder.decode_chain(tokens)
         return tokens
+
+    def inner(self, value: str | bytes, fused: bool) -> Inner:
+        for decoder in self.decoders:
+            if isinstance(value, bytes):
+                break  # the token is bytes now; what follows works on text
+            value, fused = decoder.inner(value, fused)
+        return value, fused
 
     def to_hf(self) -> dict[str, Any]:
         return {"type": "Sequence", "decoders": [decoder.to_hf() for decoder in self.decoders]}

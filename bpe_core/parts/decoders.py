@@ -11,12 +11,10 @@ spaces) and the bytes one token stands for (`token_bytes`).
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import regex
 
-from ..pretokenize import char_to_byte
 from .base import Builder, Decoder, PartReader
 from .decoder_parts import (
     PREPEND_SCHEMES,
@@ -31,8 +29,6 @@ from .decoder_parts import (
     SequenceDecoder,
     StripDecoder,
     WordPieceDecoder,
-    byte_token,
-    clean_up,
 )
 from .part_fields import flag, number, one_char, text
 
@@ -50,14 +46,6 @@ def decode_tokens(decoder: Decoder | None, tokens: list[str]) -> str:
     return "".join(decoder.decode_chain(tokens))
 
 
-def _members(decoder: Decoder | None) -> Iterator[Decoder]:
-    if isinstance(decoder, SequenceDecoder):
-        for member in decoder.decoders:
-            yield from _members(member)
-    elif decoder is not None:
-        yield decoder
-
-
 def token_bytes(decoder: Decoder | None, token: str) -> bytes:
     """The bytes `token` stands for in the middle of a text: part of a character, or a space and a word.
 
@@ -69,36 +57,10 @@ def token_bytes(decoder: Decoder | None, token: str) -> bytes:
     (b' Hi', b'\\xe2')
     """
     # Neither first nor last: a word-start marker gives its space, a "<0xNN>" or byte-level token
-    # its bytes; without a decoder a token is its own text.
+    # its bytes; without a decoder a token is its own text. Each decoder says its own rule (`inner`).
     value: str | bytes = token
-    fused = False  # after a Fuse the token is inside the one string the later decoders see
-    for part in _members(decoder):
-        if isinstance(value, bytes):
-            break  # the token is bytes now; what follows works on text
-        if isinstance(part, FuseDecoder):
-            fused = True
-        elif isinstance(part, ByteLevelDecoder):
-            table = char_to_byte()
-            if all(ch in table for ch in value):
-                value = bytes(table[ch] for ch in value)
-        elif isinstance(part, ByteFallbackDecoder):
-            byte = None if fused else byte_token(value)
-            if byte is not None:
-                value = bytes([byte])
-        elif isinstance(part, MetaspaceDecoder):
-            # Fused, the token is inside the first (only) string, which loses its replacements.
-            gone = fused and part.prepend_scheme != "never"
-            value = value.replace(part.replacement, "" if gone else " ")
-        elif isinstance(part, WordPieceDecoder):
-            if not fused:
-                value = value[len(part.prefix):] if value.startswith(part.prefix) else " " + value
-            value = clean_up(value) if part.cleanup else value
-        elif isinstance(part, BPEDecoder):
-            value = value.replace(part.suffix, "" if fused else " ")
-        elif isinstance(part, StripDecoder) and fused:
-            pass  # the fused string's ends are elsewhere
-        else:
-            value = "".join(part.decode_chain([value]))
+    if decoder is not None:
+        value, _ = decoder.inner(token, False)
     return value if isinstance(value, bytes) else value.encode("utf-8", "surrogatepass")
 
 
