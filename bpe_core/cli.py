@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from . import cli_commands, cli_count, cli_families
+from .families.registry import families
 from .settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS, BPEError
 from .trainer import DEFAULT_MERGES, MAX_TOKEN_LENGTH
 
@@ -27,20 +28,17 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with its subcommands."""
     prog = "python -m bpe_core" if Path(sys.argv[0]).name == "__main__.py" else None
-    parser = _Parser(prog=prog, description="Train, inspect, use and convert byte pair encoding tokenizers.")
+    trained = ", ".join(one.title for one in families(trainable=True))
+    parser = _Parser(prog=prog, description=f"Train, inspect, use and convert tokenizers: {trained}, and the "
+                     "tokenizer files people ship.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_train(commands)
     _add_count(commands)
 
     trace = commands.add_parser("trace", help="print the training trace, one JSON object a line")
-    trace.description = (
-        'Print each merge as {"rank", "left", "right", "token", "count"}. A tokenizer that was '
-        "imported rather than trained has no counts: its merges print with \"count\": null. "
-        'A WordPiece model prints each step as {"step", "left", "right", "token", "score", "pair_count", '
-        '"left_count", "right_count", "added"}; a Unigram model each round as {"round", "vocab_size_before", '
-        '"log_likelihood", "dropped", "removed", "vocab_size", "final"}; a SuperBPE model each merge as '
-        '{"rank", "left", "right", "token", "count", "phase", "superword"} (count null: its file keeps no counts).'
-    )
+    trace.description = "Print the training trace of a model, one JSON object a line. " + "; ".join(
+        f"{one.title}: {one.trace_help}" for one in families() if one.trace_help
+    ) + "."
     trace.add_argument("model", metavar="MODEL.json", help="a model file (any format `encode` reads)")
     _add_merges_file(trace)
     trace.set_defaults(run=cli_commands.run_trace)
@@ -56,6 +54,19 @@ def build_parser() -> argparse.ArgumentParser:
     _add_merges_file(encode)
     encode.set_defaults(run=cli_commands.run_encode)
 
+    parts = commands.add_parser("parts", help="show a tokenizer's parts, and what each makes of a text")
+    parts.description = (
+        'Print {"stage", "part"} for each part of the tokenizer, in the order text meets them (normalizer, '
+        'pre-tokenizer, model, decoder, post-processor). With TEXTs, print for each one {"text", "normalized", '
+        '"pieces", "tokens", "ids", "offsets"}: the stretches the normalizer gave, the pieces the pre-tokenizer '
+        'cut, each {"text", "span"} with its [start, end] in the text ("added": true for an added token cut out '
+        "whole), then the model's tokens. A tokenizer trained here shows the parts its settings make."
+    )
+    parts.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
+    parts.add_argument("texts", metavar="TEXT", nargs="*", help="text to follow through the parts")
+    _add_merges_file(parts)
+    parts.set_defaults(run=cli_commands.run_parts)
+
     decode = commands.add_parser("decode", help="decode token ids to text")
     decode.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
     decode.add_argument("ids", metavar="ID", nargs="+", type=int, help="a token id")
@@ -66,11 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
     export.description = (
         "--format hf writes one tokenizer.json to PATH. --format gpt2 treats PATH as a directory "
         "(created if missing) and writes vocab.json and merges.txt into it; only bytes-mode "
-        "tokenizers with the gpt2 pre-tokenizer and no normalization fit that format. WordPiece, Unigram "
-        "and SuperBPE models export with --format hf only."
+        "tokenizers with the gpt2 pre-tokenizer and no normalization fit that format. " + _who_exports()
     )
     export.add_argument("model", metavar="MODEL.json", help="a model file (any format `encode` reads)")
-    export.add_argument("--format", required=True, choices=("hf", "gpt2"), help="the file format to write")
+    formats = dict.fromkeys(fmt for one in families() for fmt in one.export_formats)
+    export.add_argument("--format", required=True, choices=tuple(formats), help="the file format to write")
     export.add_argument(
         "-o", "--output", required=True, metavar="PATH", help="tokenizer.json file (hf) or directory (gpt2)"
     )
@@ -80,8 +91,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _who_exports() -> str:
+    """Which families write which formats, from the registry: "Every model exports with --format
+    hf; with --format gpt2 only a BPE one." """
+    extra = dict.fromkeys(fmt for one in families() for fmt in one.exports)
+    only = [f"with --format {fmt} only a {' or '.join(o.title for o in families() if fmt in o.exports)} one"
+            for fmt in extra]
+    return "; ".join(["Every model exports with --format hf", *only]) + "."
+
+
 _TOKENIZER_HELP = (
-    "our model JSON, a Hugging Face tokenizer.json (any BPE, WordPiece, Unigram or WordLevel model), "
+    "our model JSON (of any family), a Hugging Face tokenizer.json (whatever its model), "
     "a GPT-2 vocabulary (vocab.json or encoder.json, its merges file beside it or given with "
     "--merges-file), a .tiktoken file, a SentencePiece .model, a Tekken JSON, or a directory "
     "holding tokenizer.json, vocab.json or encoder.json; the format is detected from the content; "
@@ -105,12 +125,14 @@ def _add_merges_file(command: argparse.ArgumentParser) -> None:
 
 def _add_train(commands: Any) -> None:
     train_cmd = commands.add_parser("train", help="train a tokenizer on text files or on word counts")
+    trainable = families(trainable=True)
     train_cmd.description = (
-        "Train on the SOURCEs (or on word counts made by `count`, with --counts) and save our model "
-        "JSON. Each file is one text ('-' reads stdin); JSON lines and Parquet records are texts of "
-        "their own. The defaults reproduce the lessons: word mode, a separate </w> marker, ties "
-        f"broken by count then pair. Without --merges or --vocab-size, {DEFAULT_MERGES} merges are "
-        "learned. " + cli_count.WHERE
+        f"Train a tokenizer of the family --model names ({', '.join(one.title for one in trainable)}; default: "
+        f"{trainable[0].name}) on the SOURCEs (or on word counts made by `count`, with --counts) and save our "
+        "model JSON. Each file is one text ('-' reads stdin); JSON lines and Parquet records are texts of "
+        "their own. The settings' defaults reproduce the lessons: word mode, a separate </w> marker, ties "
+        f"broken by count then pair; without --merges or --vocab-size, {DEFAULT_MERGES} merges are learned. "
+        + cli_count.WHERE
     )
     train_cmd.add_argument("sources", metavar="SOURCE", nargs="*", help=cli_count.SOURCE + "; '-' for stdin")
     train_cmd.add_argument(
@@ -221,7 +243,7 @@ def _add_reports(commands: Any) -> None:
 
 
 # Options parsed with the default None and given these values after parsing; `args.given` keeps
-# which were on the command line, so an option a model family does not use can be refused.
+# which options were on the command line (these too), so one a model family does not take can be refused.
 LATE_DEFAULTS = {"tie_break": "count-pair", "eow": "separate", "min_frequency": 1, "max_token_length": MAX_TOKEN_LENGTH}
 
 
@@ -232,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error (2), already printed
         return exc.code if isinstance(exc.code, int) else 2
-    args.given = {name for name in LATE_DEFAULTS if getattr(args, name, None) is not None}
+    args.given = {name for name, value in vars(args).items() if value is not None and value is not False}
     for name, value in LATE_DEFAULTS.items():
         if hasattr(args, name) and getattr(args, name) is None:
             setattr(args, name, value)

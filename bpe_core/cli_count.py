@@ -35,6 +35,7 @@ from .dask_counting import SCHEDULER_ENV, count_on_dask, default_workers, schedu
 from .pretokenize import bytes_to_symbols, check_text, count_words, normalize, split_words
 from .settings import BPEError, Settings
 from .sources import DEFAULT_PARTITION_BYTES, ERRORS, expand_sources, plan_partitions, stream_pieces
+from .trainer import DEFAULT_MERGES, check_target
 
 # Options that shape counting; with `train --counts` they are refused (the file is already counted).
 COUNTING_OPTIONS = {
@@ -264,6 +265,30 @@ def counts_for_training(
             raise BPEError(f"{flag} applies to counting; {args.counts} is already counted (see its header)")
     counts, header = read_counts(args.counts)
     return counts, settings_from_header(header, args), None
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    """The BPE settings `train` and `stability` were given (None options take their defaults)."""
+    return Settings(
+        mode=args.mode or "word",
+        eow=args.eow,
+        pretokenizer=args.pretokenizer or "",
+        tie_break=args.tie_break,
+        lowercase=args.lowercase,
+        normalization=args.normalization or "none",
+        min_frequency=args.min_frequency,
+    )
+
+
+def merge_target(args: argparse.Namespace) -> tuple[int | None, int | None]:
+    """(merges, vocab size) of `train` and `stability`: exactly one is set; the default is
+    DEFAULT_MERGES merges. Checked before the corpus is read, so a bad number fails at once."""
+    if args.vocab_size is not None:
+        check_target(vocab_size=args.vocab_size, vocab_name="--vocab-size")
+        return None, args.vocab_size
+    merges = DEFAULT_MERGES if args.merges is None else args.merges
+    check_target(merges=merges, merges_name="--merges")
+    return merges, None
 
 
 def settings_from_header(header: CountsHeader, args: argparse.Namespace) -> Settings:

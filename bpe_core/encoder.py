@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 INF = float("inf")
+_NO_MERGE = 1 << 62  # the rank of a pair no merge joins: above any real rank, and an int
 # Words longer than this use the heap encoder; shorter ones rescan, which is faster for them.
 _SHORT = 48
 
@@ -39,27 +40,37 @@ def encode_ranked(symbols: Sequence[str], table: RankTable, *, limit: int | None
     parts = list(symbols)
     if len(parts) > _SHORT:
         return _encode_long(parts, table, limit)
-    ranks, concat = table.ranks, table.concat
-    top = INF if limit is None else limit
+    top = _NO_MERGE if limit is None else limit
+    get = table.ranks.get
     # pair_ranks[i] is the rank of (parts[i], parts[i + 1]); a merge changes only its neighbours.
-    if concat:
-        pair_ranks = [ranks.get(a + b, INF) for a, b in zip(parts, parts[1:])]
-    else:
-        pair_ranks = [ranks.get(pair, INF) for pair in zip(parts, parts[1:])]
-    while pair_ranks:
+    # The last entry, for the last part, which has no right neighbour, never merges: the list is
+    # never empty and `min` needs no test. Ranks stay ints (no float infinity): `min` compares
+    # them faster.
+    if table.concat:
+        pair_ranks = [get(a + b, _NO_MERGE) for a, b in zip(parts, parts[1:])]
+        pair_ranks.append(_NO_MERGE)
+        while True:
+            best = min(pair_ranks)
+            if best >= top:
+                return parts
+            i = pair_ranks.index(best)  # the leftmost of equal ranks
+            parts[i] += parts.pop(i + 1)
+            del pair_ranks[i + 1]
+            pair_ranks[i] = get(parts[i] + parts[i + 1], _NO_MERGE) if i + 1 < len(parts) else _NO_MERGE
+            if i:
+                pair_ranks[i - 1] = get(parts[i - 1] + parts[i], _NO_MERGE)
+    pair_ranks = [get(pair, _NO_MERGE) for pair in zip(parts, parts[1:])]
+    pair_ranks.append(_NO_MERGE)
+    while True:
         best = min(pair_ranks)
         if best >= top:
-            break
-        i = pair_ranks.index(best)  # the leftmost of equal ranks
-        parts[i : i + 2] = [parts[i] + parts[i + 1]]
-        del pair_ranks[i]
-        if i < len(pair_ranks):
-            right = parts[i] + parts[i + 1] if concat else (parts[i], parts[i + 1])
-            pair_ranks[i] = ranks.get(right, INF)
-        if i > 0:
-            left = parts[i - 1] + parts[i] if concat else (parts[i - 1], parts[i])
-            pair_ranks[i - 1] = ranks.get(left, INF)
-    return parts
+            return parts
+        i = pair_ranks.index(best)
+        parts[i] += parts.pop(i + 1)
+        del pair_ranks[i + 1]
+        pair_ranks[i] = get((parts[i], parts[i + 1]), _NO_MERGE) if i + 1 < len(parts) else _NO_MERGE
+        if i:
+            pair_ranks[i - 1] = get((parts[i - 1], parts[i]), _NO_MERGE)
 
 
 def _encode_long(parts: list[str], table: RankTable, limit: int | None) -> list[str]:

@@ -8,12 +8,12 @@ import operator
 import random
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain
 
 from .collector import collector_paused
 from .encoder import MergeStep, RankTable, encode_dropout, encode_ranked, merge_steps
+from .encoding import Encoding
 from .pretokenize import (
     bytes_to_symbols,
     normalize,
@@ -29,30 +29,6 @@ from .settings import UNK, BPEError, Settings
 from .trainer import Merge, TrainResult
 
 _CACHE_LIMIT = 200_000
-
-
-@dataclass(frozen=True)
-class Encoding:
-    """Tokens, their ids, and each token's (start, end) character span in the input text.
-
-    `unknown[i]` says token i stands for text the vocabulary lacks (`<unk>`), `special[i]` that
-    it is a special or added token cut out of the text whole; both are all False when not given.
-    """
-
-    tokens: list[str]
-    ids: list[int]
-    spans: list[tuple[int, int]]
-    unknown: list[bool] | None = None
-    special: list[bool] | None = None
-
-    def is_unknown(self, i: int) -> bool:
-        return bool(self.unknown and self.unknown[i])
-
-    def is_special(self, i: int) -> bool:
-        return bool(self.special and self.special[i])
-
-    def __len__(self) -> int:
-        return len(self.ids)
 
 
 class Tokenizer:
@@ -222,24 +198,26 @@ class Tokenizer:
     def _encode_cached(self, word: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
         cache = self._cache
         hit = cache.get(word)
-        if hit is not None:
-            return hit
-        symbols: Sequence[str]
-        if self.settings.mode == "bytes":
-            symbols = bytes_to_symbols(word.encode("utf-8"))  # a str: one symbol a character
-            whole = self.vocab.get(symbols) if self.table.concat else None
-            if whole is not None:
-                # tiktoken's rule: a piece that is itself a token is that token.
-                hit = ((symbols,), (whole,))
-        else:
-            symbols = word_symbols(word, self.settings)
         if hit is None:
-            tokens = tuple(encode_ranked(symbols, self.table))
-            hit = (tokens, tuple(self._token_id(t) for t in tokens))
-        if len(cache) >= _CACHE_LIMIT:
-            self._cache = cache = {}  # a new dictionary: other threads may be reading the old one
-        cache[word] = hit
+            tokens = self._word_tokens(word)
+            hit = (tokens, self._ids_of(tokens))
+            if len(cache) >= _CACHE_LIMIT:
+                self._cache = cache = {}  # a new dictionary: other threads may be reading the old one
+            cache[word] = hit
         return hit
+
+    def _word_tokens(self, word: str) -> tuple[str, ...]:
+        """A normalized word's tokens, not cached."""
+        if self.settings.mode != "bytes":
+            return tuple(encode_ranked(word_symbols(word, self.settings), self.table))
+        symbols = bytes_to_symbols(word.encode("utf-8"))  # a str: one symbol a character
+        if self.table.concat and symbols in self.vocab:
+            return (symbols,)  # tiktoken's rule: a piece that is itself a token is that token
+        return tuple(encode_ranked(symbols, self.table))
+
+    def _ids_of(self, tokens: tuple[str, ...]) -> tuple[int, ...]:
+        found = tuple(map(self.vocab.get, tokens))  # a token it lacks: the unknown token, or an error naming it
+        return found if None not in found else tuple(map(self._token_id, tokens))  # type: ignore[return-value]
 
     def _token_id(self, token: str) -> int:
         found = self.vocab.get(token)
@@ -271,7 +249,26 @@ class Tokenizer:
                 ids.append(token_id)
                 # From the start of its first character's cluster to the end of its last one's.
                 spans.append((origin[start + s], ends[start + e - 1] if e > s else origin[start + s]))
-        return Encoding(tokens, ids, spans)
+        unk = self.unk_id
+        return Encoding(tokens, ids, spans, None if unk is None else [i == unk for i in ids])
+
+    def encode_tokens(self, text: str) -> list[str]:
+        """Only the tokens of `text`."""
+        return self.encode(text).tokens
+
+    def token_bytes(self, token: str) -> bytes:
+        """The bytes a token stands for in the middle of a text: a bytes-mode token's byte
+        letters read, a word-mode token's end-of-word marker the space that ends its word (as
+        `decode` writes it), any other token (a special one too) as its UTF-8."""
+        marker = self.settings.marker
+        if marker and token.endswith(marker) and token != self.unk_token:
+            return token[: -len(marker)].encode("utf-8", "surrogatepass") + b" "
+        if self.settings.mode == "bytes" and token and token != self.unk_token:
+            try:
+                return symbols_to_bytes(token)
+            except BPEError:  # no byte symbols: a special token
+                pass
+        return token.encode("utf-8", "surrogatepass")
 
     def clear_cache(self) -> None:
         """Forget every word encoded so far (for timing a cold start, or to free memory).
@@ -286,11 +283,17 @@ class Tokenizer:
         require_str(text)
         words = split_words(normalize(text, self.settings), self.settings)
         ids = self._ids  # this call's view: whatever other threads do, no word leaves it
-        if len(ids) > _CACHE_LIMIT:
-            self._ids = ids = {}
-        for word in set(words).difference(ids):
-            ids[word] = self._encode_cached(word)[1]
-        # Every word is known now: the rest runs in C.
+        try:  # text like the texts before it has every word cached: one pass in C, no set built
+            return list(chain.from_iterable(map(ids.__getitem__, words)))
+        except KeyError:
+            pass
+        distinct = set(words)
+        missing = distinct.difference(ids)
+        if len(ids) + len(missing) > _CACHE_LIMIT:  # a new dictionary (others may read the old one)
+            # that keeps this text's known words: a full cache never drops what the text in hand needs
+            self._ids = ids = {word: ids[word] for word in distinct.difference(missing)}
+        for word in missing:
+            ids[word] = self._ids_of(self._word_tokens(word))
         return list(chain.from_iterable(map(ids.__getitem__, words)))
 
     def _token_spans(self, word: str, tokens: Sequence[str]) -> list[tuple[int, int]]:

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import regex
 
+from .fast_pattern import FastPattern
 from .settings import BPEError, Settings
 
 # The published split patterns of GPT-2, cl100k (GPT-4, also Llama 3's), o200k (GPT-4o) and Qwen.
@@ -53,6 +54,9 @@ _PATTERNS = {
     "qwen": regex.compile(QWEN_PATTERN),
 }
 _TEXT_WHITESPACE = regex.compile(LEADING_SPACE_PATTERN)
+# Each pattern with its faster twin in `re`, which splitting uses where the text allows it.
+_FAST = {name: FastPattern(rx) for name, rx in _PATTERNS.items()}
+_FAST_TEXT_WHITESPACE = FastPattern(_TEXT_WHITESPACE)
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _GRAPHEME = regex.compile(r"\X")
 
@@ -93,6 +97,28 @@ def bytes_to_symbols(data: bytes) -> str:
     return data.decode("latin-1").translate(_latin1_to_symbol())
 
 
+@lru_cache(maxsize=1)
+def _symbol_set() -> frozenset[str]:
+    return frozenset(byte_to_char())
+
+
+@lru_cache(maxsize=1)
+def _symbol_to_latin1() -> dict[int, int]:
+    return {ord(ch): b for b, ch in enumerate(byte_to_char())}
+
+
+def symbol_bytes(token: str) -> bytes | None:
+    """The bytes a string of byte symbols stands for, or None when a character is no byte symbol
+    (the fast test of a whole vocabulary: both steps run in C).
+
+    >>> symbol_bytes("Ġcaf"), symbol_bytes("<|end|>"), symbol_bytes("a b")
+    (b' caf', b'<|end|>', None)
+    """
+    if not _symbol_set().issuperset(token):
+        return None
+    return token.translate(_symbol_to_latin1()).encode("latin-1")
+
+
 def symbols_to_bytes(symbols: str) -> bytes:
     """The inverse of `bytes_to_symbols`; raises BPEError for a character that is no byte."""
     table = char_to_byte()
@@ -120,6 +146,21 @@ def normalize(text: str, settings: Settings) -> str:
         return text
     if text.isascii():
         return text.lower() if settings.lowercase else text
+    if settings.lowercase:
+        return _normalize_clusters(text, settings)
+    # Most text is already in its form (NFC above all), and so is every cluster of it: a piece
+    # of a normalized string is normalized. So only the lines that are not (a line ends a
+    # cluster) go cluster by cluster.
+    form = settings.normalization
+    if unicodedata.is_normalized(form, text):  # type: ignore[arg-type]
+        return text
+    return "".join(
+        line if unicodedata.is_normalized(form, line) else _normalize_clusters(line, settings)  # type: ignore[arg-type]
+        for line in text.splitlines(keepends=True)
+    )
+
+
+def _normalize_clusters(text: str, settings: Settings) -> str:
     return "".join(_normalize_piece(g, settings) for g in _GRAPHEME.findall(text))
 
 
@@ -154,8 +195,7 @@ def split_spans(text: str, settings: Settings) -> Iterator[tuple[int, int]]:
         if text:
             yield 0, len(text)
         return
-    pattern = _TEXT_WHITESPACE if settings.mode == "text" and name == "whitespace" else _PATTERNS[name]
-    for match in pattern.finditer(text):
+    for match in _fast_pattern(settings).for_text(text).finditer(text):
         yield match.span()
 
 
@@ -166,8 +206,13 @@ def split_words(text: str, settings: Settings) -> list[str]:
         return [text] if text else []
     if settings.mode == "word":
         return text.split()
-    pattern = _TEXT_WHITESPACE if settings.mode == "text" and name == "whitespace" else _PATTERNS[name]
-    return pattern.findall(text)
+    return _fast_pattern(settings).findall(text)
+
+
+def _fast_pattern(settings: Settings) -> FastPattern:
+    """The split pattern of a pre-tokenizer other than "none"."""
+    name = settings.pretokenizer
+    return _FAST_TEXT_WHITESPACE if settings.mode == "text" and name == "whitespace" else _FAST[name]
 
 
 def count_words(texts: Iterable[str], settings: Settings) -> Counter[str]:

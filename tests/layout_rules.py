@@ -4,7 +4,9 @@
   counts, also one inside a function; only `if TYPE_CHECKING:` blocks are left out, since they
   never run.
 - Layers, lowest first: bpe_core and sample_corpora (neither imports the other); explorer/data;
-  explorer/display; explorer/ui; explorer/views and explorer/app.py. A module imports its own
+  explorer/display; explorer/families (what the pages draw of each family, one folder a family;
+  its __init__.py, the lookup that finds them, is usable by every layer, as explorer's own);
+  explorer/ui; explorer/views and explorer/app.py. A module imports its own
   layer and the layers below, never a page: explorer/views/* is imported by nothing (app.py names
   the pages by path). Here an import under `if TYPE_CHECKING:` counts too: a lower layer does not
   even name a higher one's types. A new module of explorer/ outside these folders is in no layer.
@@ -38,9 +40,10 @@ MAY_IMPORT: dict[str, set[str]] = {
     "explorer": {"bpe_core", "sample_corpora"},
     "data": _BASE | {"data"},
     "display": _BASE | {"data", "display"},
-    "ui": _BASE | {"data", "display", "ui"},
-    "views": _BASE | {"data", "display", "ui"},
-    "app": _BASE | {"data", "display", "ui"},
+    "families": _BASE | {"data", "display", "families"},
+    "ui": _BASE | {"data", "display", "families", "ui"},
+    "views": _BASE | {"data", "display", "families", "ui"},
+    "app": _BASE | {"data", "display", "families", "ui"},
 }
 STREAMLIT_LAYERS = {"ui", "views", "app"}
 ENGINE_THIRD_PARTY = {"regex"}
@@ -223,6 +226,8 @@ def layer_of(module: str) -> str | None:
     parts = module.split(".")
     if parts[0] != "explorer" or len(parts) == 1:
         return parts[0]
+    if parts[1:] == ["families"]:
+        return "explorer"  # the families' lookup alone (explorer/families/__init__.py): every layer may ask it
     return parts[1] if parts[1] in MAY_IMPORT else None
 
 

@@ -1,4 +1,4 @@
-"""Greedy longest match (WordPiece's encoder, and the lessons' "common mistake"), bounded.
+"""Greedy longest match (the encoder of longest-match families, and the lessons' "common mistake"), bounded.
 
 BPE applies its merges in the order they were learned; longest match instead takes, from the
 left, the longest piece of the vocabulary that fits. Over the same vocabulary the two can differ.

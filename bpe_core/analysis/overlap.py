@@ -14,6 +14,9 @@ different modes and formats can be compared:
 - The unknown token (`<unk>`) and special tokens that are no byte sequence are specials: one
   equals only a special of the same text in the other vocabulary, and counts as 0 bytes long
   (it stands for no text of its own).
+- A tokenizer of another family, or of parts, has no modes: each token is the bytes it stands for
+  in the middle of a text (`token_bytes`: a continuation `##ing` is `ing`, a meta-space `▁the` is
+  ` the`), and its family's special tokens (`Family.special_tokens`) are specials.
 
 >>> from bpe_core import Settings, train
 >>> a = train("ab ab abc", merges=2)                                      # a b c </w> ab ab</w> <unk>
@@ -31,9 +34,11 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import filterfalse
 
+from ..families.registry import family_of
 from ..model import Tokenizer
 from ..pretokenize import byte_to_char
 from ..settings import EOW
+from ..tokenizer_model import TokenizerModel
 from .segments import bytes_text
 
 # What a token stands for: its bytes, for most tokens; (EOW, bytes without the marker) for a
@@ -122,7 +127,7 @@ def key_text(key: Key) -> str:
     return data.decode("utf-8", "replace") + (EOW if kind == EOW else "")
 
 
-def vocabulary_keys(tokenizer: Tokenizer) -> dict[Key, str]:
+def vocabulary_keys(tokenizer: TokenizerModel) -> dict[Key, str]:
     """Each token's key -> the token, in id order; of tokens with one key the lowest id wins."""
     vocab = tokenizer.vocab
     tokens = list(vocab)
@@ -130,11 +135,14 @@ def vocabulary_keys(tokenizer: Tokenizer) -> dict[Key, str]:
         tokens.sort(key=vocab.__getitem__)
     special = {tokenizer.unk_token} if tokenizer.unk_token is not None else set()
     special.add("")
-    marker = tokenizer.settings.marker
-    if tokenizer.settings.mode == "bytes":
+    keys: list[Key]
+    if not isinstance(tokenizer, Tokenizer):  # no modes or markers: the bytes it stands for
+        special.update(family_of(tokenizer).special_tokens(tokenizer))
+        keys = [_special(token) if token in special else tokenizer.token_bytes(token) for token in tokens]
+    elif tokenizer.settings.mode == "bytes":
         keys = _byte_level_keys(tokens, special)
     else:
-        keys = [_text_key(token, special, marker) for token in tokens]
+        keys = [_text_key(token, special, tokenizer.settings.marker) for token in tokens]
     found = dict(zip(keys, tokens))
     if len(found) < len(tokens):  # a key twice (rare): keep the first token, not the last
         found = {}
@@ -143,7 +151,7 @@ def vocabulary_keys(tokenizer: Tokenizer) -> dict[Key, str]:
     return found
 
 
-def vocabulary_overlap(a: Tokenizer, b: Tokenizer) -> Overlap:
+def vocabulary_overlap(a: TokenizerModel, b: TokenizerModel) -> Overlap:
     """Compare two vocabularies by the bytes their tokens stand for (see the module's notes)."""
     keys_a = vocabulary_keys(a)
     keys_b = keys_a if b is a else vocabulary_keys(b)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import Tokenizer
 from ..pretokenize import require_str
+from ..tokenizer_model import TokenizerModel
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class TextStats:
         return self.characters / self.tokens if self.tokens else 0.0
 
 
-def text_stats(tokenizer: Tokenizer, text: str) -> TextStats:
+def text_stats(tokenizer: TokenizerModel, text: str) -> TextStats:
     """Count a text's bytes, characters, words and tokens (encoded once, ids only: fast on megabytes).
 
     Words are whitespace-separated (`str.split()`), whatever the tokenizer's own pre-tokenization;

@@ -15,8 +15,8 @@ from itertools import chain
 from typing import Any
 
 from ..encoder import encode_ranked
-from ..model import Tokenizer
-from ..pretokenize import byte_to_char, bytes_to_symbols, require_str
+from ..model import Encoding, Tokenizer
+from ..pretokenize import byte_to_char, bytes_to_symbols, require_str, symbols_to_bytes
 from ..settings import TIE_BREAKS, BPEError, Settings
 from .superbpe import MAX_WORDS, STAGE2_PATTERN, check_symbols, is_superword, phase_two_spans, word_cut
 from .superbpe_trainer import SuperBPEStep, SuperBPETraining
@@ -33,7 +33,7 @@ class SuperBPEModel:
 
     >>> from bpe_core.families import train_superbpe
     >>> model = train_superbpe(["of the cat, of the dog, of the end"] * 3, vocab_size=275, transition=265)
-    >>> model.encode("of the cat")
+    >>> model.encode("of the cat").tokens
     ['of', 'ĠtheĠcat']
     >>> [step for step in model.steps if step[5]][:1]  # (rank, left, right, token, phase, superword)
     [(9, 'Ġof', 'Ġthe', 'ĠofĠthe', 2, True)]
@@ -132,10 +132,24 @@ class SuperBPEModel:
             done.extend(found)
         return tuple(encode_ranked(done, table))
 
-    def encode(self, text: str) -> list[str]:
-        """The tokens of a text (byte symbols, as GPT-2 spells bytes)."""
+    def encode(self, text: str) -> Encoding:
+        """The tokens of a text (byte symbols, as GPT-2 spells bytes) with ids and spans; every
+        byte is in the vocabulary, so none is unknown."""
+        spans = self.encode_with_spans(text)
+        vocab = self.vocab
+        return Encoding([t for t, _, _ in spans], [vocab[t] for t, _, _ in spans], [(s, e) for _, s, e in spans],
+                        [False] * len(spans))
+
+    def encode_tokens(self, text: str) -> list[str]:
+        """Only the tokens of a text."""
         require_str(text)
         return list(chain.from_iterable(self._piece(text[s:e])[0] for s, e in phase_two_spans(text)))
+
+    unk_token = None  # byte level: nothing is unknown
+
+    def token_bytes(self, token: str) -> bytes:
+        """The bytes a token's byte symbols stand for."""
+        return symbols_to_bytes(token)
 
     def encode_ids(self, text: str) -> list[int]:
         """The token ids of a text."""

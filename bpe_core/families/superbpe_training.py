@@ -39,7 +39,7 @@ def train_superbpe(
     Wrong arguments raise BPEError with a one-line message.
 
     >>> model = train_superbpe(["by the way, by the way, by the way"], vocab_size=270, transition=262)
-    >>> model.encode("by the way")
+    >>> model.encode("by the way").tokens
     ['byĠtheĠway']
     >>> model.transition, len(model.merges), model.training.stop_reason  # phase one's merges, all merges
     (6, 11, 'no pair is left that phase two may merge')

@@ -6,7 +6,7 @@ reference beside it is `unigram_reference`. Encoding: Viterbi, exactly as `token
 model (`unigram_model`), plus the n best segmentations and sampling for subword regularisation.
 
 >>> model = train_unigram(["low lower newest widest " * 5], vocab_size=20)
->>> model.encode("lowest")
+>>> model.encode("lowest").tokens
 ['▁low', 'e', 's', 't']
 >>> [pieces for pieces, log_p, p in model.nbest("lowest", 2)]
 [['▁low', 'e', 's', 't'], ['▁', 'l', 'o', 'we', 's', 't']]

@@ -18,6 +18,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from ..model import Encoding
 from ..pretokenize import require_str, type_name
 from ..settings import BPEError
 from .unigram_lattice import Edge, build_edges, nbest, sample, viterbi
@@ -114,13 +115,27 @@ class UnigramModel:
                 out.append((tok, tid, index[s], index[e - 1] + 1))
         return out
 
-    def encode(self, text: str) -> list[str]:
-        """The tokens of a text (an unknown stretch is its own text, with the unknown id).
+    def encode(self, text: str) -> Encoding:
+        """The tokens of a text with ids, spans and which are unknown (an unknown stretch is its
+        own text, with the unknown id).
 
-        >>> UnigramModel([("<unk>", 0.0), ("▁a", -1.0), ("b", -2.0), ("▁", -3.0), ("a", -3.0)]).encode("ab ba")
+        >>> UnigramModel([("<unk>", 0.0), ("▁a", -1.0), ("b", -2.0), ("▁", -3.0), ("a", -3.0)]).encode("ab ba").tokens
         ['▁a', 'b', '▁', 'b', 'a']
         """
+        found = self._encode(text)
+        unk = self.unk_id
+        return Encoding([tok for tok, _, _, _ in found], [tid for _, tid, _, _ in found],
+                        [(start, end) for _, _, start, end in found], [tid == unk for _, tid, _, _ in found])
+
+    def encode_tokens(self, text: str) -> list[str]:
+        """Only the tokens of a text."""
         return [tok for tok, _, _, _ in self._encode(text)]
+
+    merges = None  # it prunes a vocabulary: no merges
+
+    def token_bytes(self, token: str) -> bytes:
+        """What a piece stands for in the middle of a text: its meta-spaces "▁" spaces."""
+        return token.replace(META, " ").encode("utf-8", "surrogatepass")
 
     def encode_ids(self, text: str) -> list[int]:
         return [tid for _, tid, _, _ in self._encode(text)]

@@ -9,7 +9,7 @@ in the target size), the characters in code-point order, then each merged token 
 
 >>> model = train_wordpiece(["hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5],
 ...                         vocab_size=14, special_tokens=["[UNK]"])
->>> model.encode("hugs bugs thug")
+>>> model.encode("hugs bugs thug").tokens
 ['hugs', 'bu', '##gs', '[UNK]']
 >>> [(step.left, step.right, step.pair_count, step.left_count, step.right_count) for step in model.trace[:2]]
 [('##g', '##s', 5, 20, 5), ('p', '##u', 17, 17, 36)]

@@ -18,8 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..model import Encoding
 from ..pretokenize import require_str, type_name
 from ..settings import BPEError
+from ..tokenizer_model import spans_encoding
 from .wordpiece_text import is_punctuation, lowercase_with_offsets, normalize, split_words, word_spans
 from .wordpiece_train import WordPieceStep
 
@@ -125,8 +127,12 @@ class WordPieceModel:
         return tuple(pieces)
 
 
-    def encode(self, text: str) -> list[str]:
-        """Tokens of `text`."""
+    def encode(self, text: str) -> Encoding:
+        """Tokens of `text` with their ids, character spans and which are the unknown token."""
+        return spans_encoding(self.encode_with_spans(text), self.vocab, self.unk_id)
+
+    def encode_tokens(self, text: str) -> list[str]:
+        """Only the tokens of `text` (a cache of each word's)."""
         return self._flat(text, 0)  # type: ignore[return-value]
 
     def encode_ids(self, text: str) -> list[int]:
@@ -169,6 +175,21 @@ class WordPieceModel:
             else:
                 out.extend([(t, starts[ws + s], ends[ws + e - 1]) for t, _, s, e in pieces])
         return out
+
+    merges = None  # its training merges pairs, but it encodes by longest match: no ranked merges
+
+    def token_bytes(self, token: str) -> bytes:
+        """What a token stands for in the middle of a text, as the decoder writes it: a
+        continuation ("##ing") its text, a word's first piece a space and its text, cleaned up as
+        `decode` cleans it (" ," is ","); a special token its own text."""
+        if token in self.special_tokens:
+            return token.encode("utf-8")
+        prefix = self.prefix
+        text = token[len(prefix):] if token.startswith(prefix) else " " + token
+        if self.cleanup:
+            for old, new in _CLEANUP:
+                text = text.replace(old, new)
+        return text.encode("utf-8", "surrogatepass")
 
     # ---- decoding ---------------------------------------------------------------------------
 

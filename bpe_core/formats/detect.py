@@ -17,7 +17,8 @@ Anything else is named for what it is (binary, plain text, other JSON) in one `B
 file's companion beside it, or a built-in tokenizer by its name. Both give a merge-list
 `Tokenizer` where it expresses the file exactly, and otherwise a tokenizer of parts
 (`parts.PartsTokenizer`: any `tokenizer.json`, SentencePiece, Tekken, a rank file with its own
-pattern); they name our WordPiece, Unigram or SuperBPE file for what it is; `load_model` reads those too.
+pattern); our JSON of another family (its "model", see `ours.json_family`) they name for what it
+is, and `load_model` reads it with that family's reader.
 """
 from __future__ import annotations
 
@@ -32,14 +33,14 @@ from ..pretokenize import check_text
 from ..settings import BPEError
 from ._common import fail, parse_json, read_bytes
 from .builtin import builtin_names, is_builtin, load_builtin
-from .families import FAMILY_MODELS, FamilyModel, family_from_dict, family_of
 from .gpt2 import companion_names, gpt2_from_data, looks_like_merges, merges_path_for, vocab_path_for
 from .huggingface import from_hf_dict
-from .ours import from_json_dict
+from .ours import family_from_json, from_json_dict, json_family
 from .tiktoken import read_tiktoken_ranks, tokenizer_from_ranks
 
 if TYPE_CHECKING:
     from ..parts.pipeline import PartsTokenizer
+    from ..tokenizer_model import TokenizerModel
 
 Format = Literal["bpe-explorer", "huggingface", "gpt2-vocab", "gpt2-merges", "tiktoken", "sentencepiece", "tekken"]
 OURS: Format = "bpe-explorer"
@@ -115,21 +116,21 @@ def load_any(
     A GPT-2 vocabulary's merges file is `merges` if given, else the one beside it (and a merges
     file finds its vocabulary beside it): see `gpt2.merges_path_for`. A built-in's name
     ("o200k_base", see `builtin.builtin_names`) loads that tokenizer when no file has that name.
-    Our WordPiece, Unigram or SuperBPE file is refused with a line naming it (see `load_model`).
+    Our JSON of another family is refused with a line naming it (see `load_model`).
     """
     return _load(path, merges=merges, families=False, pattern=pattern)  # type: ignore[return-value]
 
 
 def load_model(
     path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | None = None, pattern: str | None = None
-) -> Tokenizer | PartsTokenizer | FamilyModel:
-    """As `load_any`, and our WordPiece, Unigram and SuperBPE model files give their model."""
+) -> TokenizerModel:
+    """As `load_any`, and our JSON of any family gives that family's model."""
     return _load(path, merges=merges, families=True, pattern=pattern)
 
 
 def _load(
     path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | None, families: bool, pattern: str | None
-) -> Tokenizer | PartsTokenizer | FamilyModel:
+) -> TokenizerModel:
     given = os.fspath(path)
     if not os.path.exists(given) and merges is None:
         if is_builtin(given):
@@ -153,8 +154,10 @@ def _load(
             )
         merges_text = check_text(read_bytes(found), name=found.name)
         return gpt2_from_data(sniffed.parsed, merges_text, name=path.name, merges_name=found.name)
-    if families and sniffed.kind == OURS and family_of(sniffed.parsed) is not None:
-        return family_from_dict(sniffed.parsed, name=sniffed.name)
+    if families and sniffed.kind == OURS:
+        chosen = json_family(sniffed.parsed, name=sniffed.name)
+        if chosen.model_class is not Tokenizer:
+            return family_from_json(sniffed.parsed, chosen, name=sniffed.name)
     if sniffed.kind == GPT2_MERGES:
         found = vocab_path_for(path)
         if found is None:
@@ -177,10 +180,10 @@ def _load_directory(path: Path, merges: str | os.PathLike[str] | None) -> Tokeni
 def _read(sniffed: _Sniffed, *, pattern: str | None = None) -> Tokenizer | PartsTokenizer:
     """Read a file detected as one of the single-file formats (`pattern`: a rank file's split)."""
     if sniffed.kind == OURS:
-        family = family_of(sniffed.parsed)
-        if family is not None:
+        chosen = json_family(sniffed.parsed, name=sniffed.name)
+        if chosen.model_class is not Tokenizer:
             fail(
-                f"{sniffed.name} is our {FAMILY_MODELS[family][0]} model, not a BPE tokenizer; only "
+                f"{sniffed.name} is our {chosen.title} model, not a BPE tokenizer; only "
                 "the command line (python -m bpe_core encode, decode, trace, export) reads it so far"
             )
         return from_json_dict(sniffed.parsed, name=sniffed.name)

@@ -20,12 +20,11 @@ lacks, so it stays unknown, as it is for us. If a training text held "␣" itsel
 refused. Importing such a file gives back the separate-marker tokenizer.
 
 Import (`from_hf_dict`) reads as a merge list the BPE files whose parts have an equivalent in our
-settings: suffix style (`WhitespaceSplit` plus `end_of_word_suffix="</w>"`), byte level (GPT-2,
+settings: suffix style (our word split plus `end_of_word_suffix="</w>"`), byte level (GPT-2,
 RoBERTa: `ByteLevel` without a prefix space), plain text, and our own exports; token ids are kept.
-`formats.detect` uses it only for files without added tokens or a post-processor (it would not cut
-added tokens out of text) and reads every other `tokenizer.json` as a tokenizer of parts
-(`parts.hf_parts`), which reproduces every part exactly. One gap remains here: `WhitespaceSplit`
-keeps U+001C..U+001F inside words, where our word mode (like `str.split`) breaks.
+`formats.detect` uses it only for files without added tokens or a post-processor and reads every
+other `tokenizer.json` as a tokenizer of parts (`parts.hf_parts`), exact in every part; so is a
+`WhitespaceSplit` file (it keeps U+001C..U+001F inside words, where word mode breaks).
 """
 from __future__ import annotations
 
@@ -106,6 +105,21 @@ def to_hf_dict(tok: Tokenizer) -> dict[str, Any]:
     }
 
 
+def settings_parts(settings: Settings) -> dict[str, Any]:
+    """The normalizer, pre-tokenizer and decoder of `settings` as `tokenizer.json` parts, as the
+    export writes them but for a separate `</w>`, which needs no stand-in (`bpe_core.presets`)."""
+    steps: list[dict[str, Any]] = []
+    if settings.normalization != "none":
+        steps.append({"type": settings.normalization})
+    if settings.lowercase:
+        steps.append({"type": "Lowercase"})
+    decoder = _decoder(settings)
+    if decoder.get("suffix") == WORD_END:
+        decoder = {**decoder, "suffix": EOW}
+    return {"normalizer": _sequence("normalizers", steps),
+            "pre_tokenizer": _sequence("pretokenizers", _pre_tokenizers(settings)), "decoder": decoder}
+
+
 def dumps_hf(tok: Tokenizer) -> str:
     """The text of the `tokenizer.json` that `save_hf` writes."""
     return dump_json(to_hf_dict(tok)) + "\n"
@@ -140,12 +154,8 @@ def _check_spelling(merges: list[list[str]], vocab: dict[str, int]) -> None:
 
 
 def _normalizers(tok: Tokenizer, separate: bool) -> list[dict[str, Any]]:
-    settings = tok.settings
-    steps: list[dict[str, Any]] = []
-    if settings.normalization != "none":
-        steps.append({"type": settings.normalization})
-    if settings.lowercase:
-        steps.append({"type": "Lowercase"})
+    normalizer = settings_parts(tok.settings)["normalizer"]
+    steps: list[dict[str, Any]] = [] if normalizer is None else normalizer.get("normalizers", [normalizer])
     if separate:
         stranger = _unknown_character(tok)
         steps.append({"type": "Replace", "pattern": {"String": WORD_END}, "content": stranger})
@@ -305,8 +315,9 @@ def _read_pre_tokenizer(raw: Any, name: str) -> tuple[str, str]:
     kinds = [step["type"] for step in steps]
     if not steps:
         return "text", "none"
-    word_split = len(steps) == 1 and _is_split(steps[0], WORD_SPLIT_PATTERN, "Removed")
-    if kinds == ["WhitespaceSplit"] or word_split:
+    # Only our own word split: `WhitespaceSplit` keeps U+001C..U+001F inside words, where word
+    # mode (like `str.split`) breaks, so such a file is read as parts (`formats.detect`).
+    if len(steps) == 1 and _is_split(steps[0], WORD_SPLIT_PATTERN, "Removed"):
         return "word", "whitespace"
     if kinds[-1] == "ByteLevel":
         prefix = steps[-1].get("add_prefix_space")
@@ -321,7 +332,7 @@ def _read_pre_tokenizer(raw: Any, name: str) -> tuple[str, str]:
         return "text", _split_name(steps[0])  # type: ignore[return-value]
     fail(
         f"{name}: pre-tokenizer {' + '.join(kinds)} has no equivalent here (supported: "
-        "WhitespaceSplit, ByteLevel, a Split on the GPT-2, GPT-4, GPT-4o or Qwen pattern, or none)"
+        "our word split, ByteLevel, a Split on the GPT-2, GPT-4, GPT-4o or Qwen pattern, or none)"
     )
 
 

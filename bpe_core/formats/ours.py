@@ -11,6 +11,10 @@ Layout (version 1), one JSON object::
 
 `vocab` is written only when the merges cannot rebuild it (imported tokenizers); `training`
 only for trained ones; `concat_ranks` only when a concat rank table differs from `vocab`.
+
+The other families' files are our JSON too: the same "format" and a "model" naming the family
+(`bpe_core.families.registry`), whose `from_dict` reads the rest and whose model's `to_dict`
+writes it; a BPE tokenizer's file has no "model" (or "model": "bpe").
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from ..families.registry import NAMES, Family, family, family_of
 from ..model import Tokenizer
 from ..settings import BPEError, Settings
 from ..trainer import Merge, TrainResult
@@ -100,6 +105,15 @@ def dumps(tok: Tokenizer) -> str:
     return dump_json(to_json_dict(tok)) + "\n"
 
 
+def save_model(model: Any, path: str | Path) -> None:
+    """Write a model of any family with a file of ours as our JSON (its family's `to_dict`); for
+    a BPE `Tokenizer` this is `save_tokenizer`."""
+    writer = family_of(model).to_dict
+    if writer is None:
+        fail(f"a {family_of(model).title} has no model file of ours; export it as tokenizer.json")
+    write_text(path, dump_json(writer(model)) + "\n")
+
+
 # ---- reading --------------------------------------------------------------------------------
 
 
@@ -109,16 +123,40 @@ def load_tokenizer(path: str | Path) -> Tokenizer:
     return from_json_dict(read_json_file(path), name=path.name)
 
 
+def json_family(data: Any, *, name: str) -> Family:
+    """The family of our parsed JSON: the one its "model" names, BPE without one; a name that is
+    no family with a file of ours is a one-line BPEError naming the file."""
+    model = data.get("model", "bpe") if isinstance(data, dict) else "bpe"
+    readable = [one for one in NAMES if family(one).from_dict is not None]
+    if not isinstance(model, str):
+        fail(f"{name}: 'model' must be a family's name ({', '.join(readable)})")
+    if model not in readable:
+        fail(f"{name}: 'model' {model!r:.40} is none of our families ({', '.join(readable)})")
+    return family(model)
+
+
+def family_from_json(data: Any, chosen: Family, *, name: str) -> Any:
+    """A model of `chosen` from our parsed JSON (by its `from_dict`); a malformed file is a
+    one-line BPEError naming it."""
+    assert chosen.from_dict is not None  # json_family gives only families with a file of ours
+    try:
+        return chosen.from_dict(data)
+    except BPEError as exc:
+        raise BPEError(f"{name}: {str(exc).splitlines()[0] if str(exc) else 'malformed'}") from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        # The families' readers check their files; this keeps any case they missed to one line.
+        raise BPEError(f"{name}: malformed {chosen.title} model file ({type(exc).__name__})") from None
+
+
 def from_json_dict(data: Any, *, name: str = "model file") -> Tokenizer:
     """Rebuild a tokenizer from `to_json_dict` output, with a one-line error for anything malformed."""
     require(isinstance(data, dict), f"{name} is not a JSON object")
     fmt = data.get("format")
     require(fmt == FORMAT, f"{name} is not a bpe-explorer model file (its format is {fmt!r})")
-    family = data.get("model", "bpe")
+    chosen = json_family(data, name=name)
     require(
-        family == "bpe",
-        f"{name} is our {family!r:.40} model file, not a BPE tokenizer (formats.detect.load_model reads it)"
-        if isinstance(family, str) else f"{name}: 'model' must be a family's name",
+        chosen.model_class is Tokenizer,
+        f"{name} is our {chosen.title} model file, not a BPE tokenizer (formats.detect.load_model reads it)",
     )
     version = data.get("version")
     require(

@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..parts.added import AddedToken
+from ..parts.family_parts import table
 from ..parts.pipeline import PartsTokenizer
 from ..parts.precompiled import CharsMap
 from ..parts.sp_bpe import SentencePieceBPE
@@ -28,7 +29,6 @@ from ..parts.sp_models import (
     USER_DEFINED,
     SentencePieceChar,
     SentencePieceModel,
-    SentencePieceUnigram,
     SentencePieceWord,
 )
 from ..parts.sp_text import SentencePieceDecoder, SentencePieceNormalizer
@@ -37,7 +37,6 @@ from .sentencepiece_proto import (
     BPE,
     CHAR,
     MODEL_TYPES,
-    UNIGRAM,
     WORD,
     ModelProto,
     NormalizerSpec,
@@ -45,8 +44,9 @@ from .sentencepiece_proto import (
     parse_model_proto,
 )
 
+# Each model_type's model; a family's own is in its folder (`parts.family_parts`).
 _MODELS: dict[int, type[SentencePieceModel]] = {
-    UNIGRAM: SentencePieceUnigram, BPE: SentencePieceBPE, WORD: SentencePieceWord, CHAR: SentencePieceChar,
+    BPE: SentencePieceBPE, WORD: SentencePieceWord, CHAR: SentencePieceChar, **table("SENTENCEPIECE_TYPES"),
 }
 _BYTE_PIECES = {f"<0x{b:02X}>": b for b in range(256)}
 

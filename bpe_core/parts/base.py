@@ -34,18 +34,22 @@ class Normalizer(Protocol):
 
 
 class PreTokenizer(Protocol):
+    """Cuts normalized text into pieces. One that reads the pieces' original offsets says so with
+    a true `needs_offsets` (optional: absent means False), so ids-only encoding keeps them."""
+
     def pre_tokenize(self, pieces: list[Normalized]) -> list[Normalized]: ...
 
     def to_hf(self) -> dict[str, Any]: ...
 
 
 class ModelPart(Protocol):
-    """A model turns one pre-tokenized piece into tokens (BPE, WordPiece, Unigram, WordLevel)."""
+    """A model turns one pre-tokenized piece into tokens (BPE, WordLevel here; the families' own in
+    `bpe_core/families/*_part.py`)."""
 
-    kind: str  # the serialized "type": "BPE", "WordPiece", "Unigram", "WordLevel"
+    kind: str  # its serialized "type" ("BPE", "WordLevel", ...)
     vocab: dict[str, int]
     unk_token: str | None
-    unk_id: int | None  # the id of the unknown token (a Unigram unknown token's text is the input's own)
+    unk_id: int | None  # the id of the unknown token (whose text may be the input's own, not its spelling)
 
     def tokenize(self, piece: str) -> list[PieceToken]: ...
 

@@ -51,6 +51,7 @@ class BPE:
         unk_token: str | None = None,
         continuing_subword_prefix: str | None = None,
         end_of_word_suffix: str | None = None,
+        end_of_word_symbol: str | None = None,
         fuse_unk: bool = False,
         byte_fallback: bool = False,
         ignore_merges: bool = False,
@@ -59,7 +60,7 @@ class BPE:
     ) -> None:
         self.vocab = vocab = check_vocab(vocab)
         for name, value in (("unk_token", unk_token), ("continuing_subword_prefix", continuing_subword_prefix),
-                            ("end_of_word_suffix", end_of_word_suffix)):
+                            ("end_of_word_suffix", end_of_word_suffix), ("end_of_word_symbol", end_of_word_symbol)):
             if value is not None and not isinstance(value, str):
                 raise BPEError(f"{name} must be a string or None, not {type_name(value)}")
         for name, flag in (("fuse_unk", fuse_unk), ("byte_fallback", byte_fallback), ("ignore_merges", ignore_merges)):
@@ -80,6 +81,12 @@ class BPE:
         self._rng = rng if isinstance(rng, random.Random) else random.Random(rng)
         self._prefix = continuing_subword_prefix or ""  # "" adds nothing, as None
         self._suffix = end_of_word_suffix or ""
+        # Ours, not `tokenizers`': a symbol of its own after each piece's characters (the lessons'
+        # separate "</w>"), zero characters wide at the piece's end; a vocabulary without it
+        # writes the unknown token there, as the engine's word mode does.
+        self.end_of_word_symbol = end_of_word_symbol
+        self._end = end_of_word_symbol or ""
+        self._end_id = (vocab.get(end_of_word_symbol, self.unk_id) if end_of_word_symbol else None)
         # A token's text for its id: with ids shared by several tokens the last one listed wins.
         self.id_to_token = {token_id: token for token, token_id in vocab.items()}
         self.merges = self._check_merges(merges)
@@ -192,6 +199,20 @@ class BPE:
             self._cache.put(piece, hit)
         return list(hit)
 
+    def piece_ids(self, piece: str) -> tuple[int, ...]:
+        """The ids of `tokenize(piece)`, without spans and without its cache (the pipeline keeps
+        its own of ids): merged from plain characters in the common case."""
+        if piece and not self._sampling and self._regular:
+            whole = self.vocab.get(piece) if self.ignore_merges else None
+            if whole is not None:
+                return (whole,)
+            ids = self._plain_symbols(piece)
+            if ids is not None:
+                if len(ids) <= _SHORT:
+                    return tuple(merge_short(ids, self._ranks, self._merged))
+                return tuple(merge_heap(ids, [1] * len(ids), self._ranks, self._merged)[0])
+        return tuple(t[1] for t in self.tokenize(piece))
+
     def _encode(self, piece: str, *, sample: bool) -> list[PieceToken]:
         if self._regular and not sample:
             ids = self._plain_symbols(piece)
@@ -199,6 +220,8 @@ class BPE:
                 if len(ids) <= _SHORT:
                     return self._spans_from_lengths(merge_short(ids, self._ranks, self._merged))
                 ids, counts = merge_heap(ids, [1] * len(ids), self._ranks, self._merged)
+                if self._end:
+                    counts[-1] -= 1  # the end-of-word symbol, in the last token, holds no character
                 return self._spans_from_counts(ids, counts)
         ids, lens = self._symbols(piece)
         if not ids:
@@ -217,6 +240,8 @@ class BPE:
         if self._suffix:
             last = piece[-1] if len(piece) == 1 else self._prefix + piece[-1]
             ids[-1] = get(last + self._suffix)
+        if self._end:
+            ids.append(self._end_id)
         return None if None in ids else ids  # type: ignore[return-value]
 
     def _symbols(self, piece: str) -> tuple[list[int], list[int]]:
@@ -264,6 +289,11 @@ class BPE:
         if unk is not None:
             ids.append(unk[0])
             lens.append(unk[1])
+        if self._end_id is not None:
+            # One byte past the piece's (a length of 0 would read as merged away): `byte_spans`
+            # clamps it, so the symbol alone spans the piece's end, and a token holding it ends there.
+            ids.append(self._end_id)
+            lens.append(1)
         return ids, lens
 
     # ---- offsets ----------------------------------------------------------------------------
@@ -278,6 +308,8 @@ class BPE:
             lengths = [n - plen for n in lengths]
             lengths[0] += plen
             lengths[-1] -= len(self._suffix)
+        if self._end:
+            lengths[-1] -= len(self._end)  # the last token ends with the end-of-word symbol
         ends = list(accumulate(lengths))
         return list(zip(tokens, ids, [0, *ends[:-1]], ends))
 
@@ -293,6 +325,9 @@ class BPE:
     # ---- tokenizer.json ---------------------------------------------------------------------
 
     def to_hf(self) -> dict[str, Any]:
+        if self.end_of_word_symbol:
+            raise BPEError("a separate end-of-word symbol has no tokenizer.json form of its own; export the trained "
+                           "tokenizer itself (its export spells the symbol with a stand-in character)")
         return {
             "type": "BPE",
             "dropout": self.dropout,

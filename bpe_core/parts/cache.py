@@ -13,6 +13,7 @@ True
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -33,6 +34,21 @@ class PieceCache(Generic[T]):
 
     def get(self, piece: str) -> T | None:
         return self._map.get(piece)
+
+    @property
+    def table(self) -> dict[str, T]:
+        """The map as it is now, to read many pieces at once (it is replaced, never emptied)."""
+        return self._map
+
+    def put_all(self, fresh: Mapping[str, T], *, in_use: Mapping[str, T]) -> None:
+        """Keep the `fresh` pieces (the short ones). When that would overflow the limit, the new
+        map starts from `in_use` (every piece of the text in hand, with its result), so a text
+        with more new pieces than room does not empty the cache of its own pieces."""
+        kept = self._map
+        if len(kept) + len(fresh) > self.limit:
+            self._map = kept = {p: v for p, v in in_use.items() if len(p) <= self.longest}
+        else:
+            kept.update((p, v) for p, v in fresh.items() if len(p) <= self.longest)
 
     def put(self, piece: str, value: T) -> None:
         if len(piece) > self.longest:

@@ -14,8 +14,9 @@ from typing import Any
 
 import regex
 
-from ..pretokenize import char_to_byte
+from ..pretokenize import char_to_byte, symbol_bytes
 from .base import Decoder
+from .pretokenizers_onig import compile_onig
 
 SPACE = "▁"  # U+2581, SentencePiece's stand-in for a space
 
@@ -61,10 +62,8 @@ class ByteLevelDecoder:
         return [data.decode("utf-8", "replace")]
 
     def inner(self, value: str | bytes, fused: bool) -> Inner:
-        table = char_to_byte()
-        if isinstance(value, str) and all(ch in table for ch in value):
-            return bytes(table[ch] for ch in value), fused
-        return value, fused
+        data = symbol_bytes(value) if isinstance(value, str) else None
+        return (value if data is None else data), fused
 
     def to_hf(self) -> dict[str, Any]:
         return {"type": "ByteLevel", "add_prefix_space": self.add_prefix_space, "trim_offsets": self.trim_offsets,
@@ -105,8 +104,8 @@ class MetaspaceDecoder:
                 "split": self.split}
 
 
-# WordPiece's (and CTC's) cleanup: spaces before punctuation and English contractions, in this
-# order, inside each token (never across tokens).
+# `tokenizers`' cleanup of decoded text (continuation-prefix and CTC decoders): spaces before
+# punctuation and English contractions, in this order, inside each token (never across tokens).
 _CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
             (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"))
 
@@ -120,36 +119,6 @@ def clean_up(token: str) -> str:
     for old, new in _CLEANUP:
         token = token.replace(old, new)
     return token
-
-
-@dataclass(frozen=True, kw_only=True)
-class WordPieceDecoder:
-    """Continuation tokens lose their prefix, the others get a space before them (not the first).
-
-    >>> WordPieceDecoder().decode_chain(["un", "##aff", "##able", "!"])
-    ['un', 'aff', 'able', '!']
-    """
-
-    prefix: str = "##"
-    cleanup: bool = True
-
-    def decode_chain(self, tokens: list[str]) -> list[str]:
-        out = []
-        for i, token in enumerate(tokens):
-            if i:
-                token = token[len(self.prefix):] if token.startswith(self.prefix) else " " + token
-            out.append(clean_up(token) if self.cleanup else token)
-        return out
-
-    def inner(self, value: str | bytes, fused: bool) -> Inner:
-        if isinstance(value, bytes):
-            return value, fused
-        if not fused:
-            value = value[len(self.prefix):] if value.startswith(self.prefix) else " " + value
-        return (clean_up(value) if self.cleanup else value), fused
-
-    def to_hf(self) -> dict[str, Any]:
-        return {"type": "WordPiece", "prefix": self.prefix, "cleanup": self.cleanup}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -310,8 +279,9 @@ class ReplaceDecoder:
     def __post_init__(self) -> None:
         # A literal is searched as an escaped regex, as `tokenizers` does (an empty one matches
         # between every two characters).
-        source = self.pattern if self.is_regex else regex.escape(self.pattern)
-        object.__setattr__(self, "_compiled", regex.compile(source))
+        # A regex is Oniguruma's, read as `tokenizers` reads it (a PatternError if it cannot be).
+        compiled = compile_onig(self.pattern) if self.is_regex else regex.compile(regex.escape(self.pattern))
+        object.__setattr__(self, "_compiled", compiled)
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         out = []

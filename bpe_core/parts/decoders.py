@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import regex
-
 from .base import Builder, Decoder, PartReader
 from .decoder_parts import (
     PREPEND_SCHEMES,
@@ -28,13 +26,13 @@ from .decoder_parts import (
     ReplaceDecoder,
     SequenceDecoder,
     StripDecoder,
-    WordPieceDecoder,
 )
 from .part_fields import flag, number, one_char, text
+from .pretokenizers_onig import PatternError
 
 __all__ = [
     "HF_TYPES", "BPEDecoder", "ByteFallbackDecoder", "ByteLevelDecoder", "CTCDecoder", "FuseDecoder",
-    "MetaspaceDecoder", "ReplaceDecoder", "SequenceDecoder", "StripDecoder", "WordPieceDecoder", "decode_tokens",
+    "MetaspaceDecoder", "ReplaceDecoder", "SequenceDecoder", "StripDecoder", "decode_tokens",
     "token_bytes",
 ]
 
@@ -89,12 +87,6 @@ def _metaspace(data: dict[str, Any], reader: PartReader) -> MetaspaceDecoder:
                             prepend_scheme=scheme or "always", split=flag(data, "split", True, reader, what))
 
 
-def _wordpiece(data: dict[str, Any], reader: PartReader) -> WordPieceDecoder:
-    what = "decoder WordPiece"
-    return WordPieceDecoder(prefix=text(data, "prefix", "##", reader, what),
-                            cleanup=flag(data, "cleanup", True, reader, what))
-
-
 def _bpe(data: dict[str, Any], reader: PartReader) -> BPEDecoder:
     return BPEDecoder(suffix=text(data, "suffix", "</w>", reader, "decoder BPEDecoder"))
 
@@ -115,7 +107,7 @@ def _replace(data: dict[str, Any], reader: PartReader) -> ReplaceDecoder:
     content = text(data, "content", None, reader, what)
     try:
         return ReplaceDecoder(pattern=source, content=content, is_regex=kind == "Regex")
-    except regex.error as exc:
+    except PatternError as exc:
         reader.fail(what, f"the regex {source!r} does not compile: {exc}")
 
 
@@ -143,7 +135,6 @@ def _sequence(data: dict[str, Any], reader: PartReader) -> SequenceDecoder:
 HF_TYPES: dict[str, Builder] = {
     "ByteLevel": _byte_level,
     "Metaspace": _metaspace,
-    "WordPiece": _wordpiece,
     "BPEDecoder": _bpe,
     "ByteFallback": lambda data, reader: ByteFallbackDecoder(),
     "Fuse": lambda data, reader: FuseDecoder(),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 from ..settings import BPEError
-from . import bpe, decoders, normalizers, precompiled, pretokenizers, processors, unigram, wordlevel, wordpiece
+from . import bpe, decoders, family_parts, normalizers, precompiled, pretokenizers, processors, wordlevel
 from .added import AddedToken
 from .base import Builder, Decoder, ModelPart, Normalizer, PostProcessor, PreTokenizer
 from .pipeline import PartsTokenizer
@@ -18,8 +18,9 @@ from .pipeline import PartsTokenizer
 KINDS: dict[str, dict[str, Builder]] = {
     "normalizer": {**normalizers.HF_TYPES, **precompiled.HF_TYPES},
     "pre-tokenizer": dict(pretokenizers.HF_TYPES),
-    "model": {**bpe.HF_TYPES, **wordpiece.HF_TYPES, **unigram.HF_TYPES, **wordlevel.HF_TYPES},
-    "decoder": dict(decoders.HF_TYPES),
+    # The families' own models and decoders are in their folders (`family_parts`).
+    "model": {**bpe.HF_TYPES, **family_parts.table("HF_TYPES"), **wordlevel.HF_TYPES},
+    "decoder": {**decoders.HF_TYPES, **family_parts.table("HF_DECODER_TYPES")},
     "post-processor": dict(processors.HF_TYPES),
 }
 
@@ -77,13 +78,13 @@ class Reader:
 
 
 def _model_type(raw: dict[str, Any]) -> str | None:
-    """Files from before models carried a "type": tell the model by its fields."""
+    """Files from before models carried a "type": tell the model by its fields (merges: BPE; a
+    family's own test; a vocabulary object alone: WordLevel)."""
     if "merges" in raw:
         return "BPE"
-    if isinstance(raw.get("vocab"), list):
-        return "Unigram"
-    if "max_input_chars_per_word" in raw or "continuing_subword_prefix" in raw:
-        return "WordPiece"
+    for kind, looks_like in family_parts.model_detectors():
+        if looks_like(raw):
+            return kind
     if isinstance(raw.get("vocab"), dict):
         return "WordLevel"
     return None

@@ -122,9 +122,10 @@ class Strip:
         if self.strip_right:
             while end > start and s[end - 1] in WHITE_SPACE:
                 end -= 1
-        # The text still starts where it did (Metaspace's "first" scheme looks at that).
+        # Stripped at the start, the text no longer begins at the original's start, so Metaspace's
+        # "first" scheme prepends nothing (tokenizers looks at the first character's offset).
         return Normalized(s[start:end], None if text.spans is None else text.spans[start:end],
-                          at_start=text.at_start, origin=text.origin)
+                          at_start=text.at_start and start == 0, origin=text.origin)
 
     def to_hf(self) -> dict[str, Any]:
         return {"type": "Strip", "strip_left": self.strip_left, "strip_right": self.strip_right}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Sequence
 from functools import cached_property
+from itertools import chain
 from typing import Any
 
 from ..model import Encoding
@@ -21,7 +22,10 @@ from ..settings import BPEError
 from .added import AddedToken, AddedVocabulary
 from .base import Decoder, ModelPart, Normalizer, PostProcessor, PreTokenizer
 from .cache import PieceCache
+from .decoders import token_bytes as decoder_token_bytes
 from .normalized import Normalized
+from .pretokenizers import text_stages
+from .pretokenizers_split import TextStage
 
 
 class PartsTokenizer:
@@ -31,7 +35,8 @@ class PartsTokenizer:
     Tekken do so by default); they still have ids, and decode.
 
     One tokenizer may serve many threads: nothing changes after construction but the ids cache,
-    which is replaced whole when full, never emptied in place.
+    which is replaced whole when full, never emptied in place (the plan `encode_ids` follows is
+    derived on first use from parts that never change, and assigned whole).
     """
 
     def __init__(
@@ -58,6 +63,9 @@ class PartsTokenizer:
         self.source = source
         self.added = AddedVocabulary(self.added_tokens if split_added else [], self._normalize_str)
         self._ids: PieceCache[tuple[int, ...]] = PieceCache()
+        # `encode_ids` keeps no offsets unless a pre-tokenizer reads them after a normalizer that
+        # may move the text's first character (Metaspace's "first" after Strip or Replace).
+        self._track_ids = normalizer is not None and bool(getattr(pre_tokenizer, "needs_offsets", False))
 
     # ---- vocabulary -------------------------------------------------------------------------
 
@@ -89,7 +97,7 @@ class PartsTokenizer:
 
     @property
     def kind(self) -> str:
-        """The model's family as files name it: "BPE", "WordPiece", "Unigram", "WordLevel"."""
+        """The model's kind as files name it (its serialized "type": "BPE", "WordLevel", ...)."""
         return self.model.kind
 
     @cached_property
@@ -98,13 +106,11 @@ class PartsTokenizer:
 
     def token_bytes(self, token: str) -> bytes:
         """The bytes a token stands for in the middle of a text: byte-level and byte-fallback
-        tokens their bytes, a word-start marker ("▁", a WordPiece word without "##") a space,
+        tokens their bytes, a word-start marker ("▁", a word's first piece where others carry "##") a space,
         an added token its content. A token that is part of a character gives that part."""
-        from .decoders import token_bytes
-
         if token in self._added_by_content:
             return token.encode("utf-8")
-        return token_bytes(self.decoder, token)
+        return decoder_token_bytes(self.decoder, token)
 
     def is_special(self, token: str) -> bool:
         """Whether the token is an added token marked special (`<s>`, `<|endoftext|>`)."""
@@ -152,13 +158,95 @@ class PartsTokenizer:
             spans = self.post_processor.process_offsets(tokens, spans)
         return Encoding(tokens, ids, spans, unknown, special)
 
+    def encode_tokens(self, text: str) -> list[str]:
+        """Only the tokens of `text`."""
+        return self.encode(text).tokens
+
+    @property
+    def merges(self) -> Sequence[tuple[str, str]] | None:
+        """The model's ranked merges (a BPE model's; a rank table's derived on first use), None without."""
+        return getattr(self.model, "merges", None)
+
     def encode_ids(self, text: str) -> list[int]:
-        """Only the ids: no offsets kept, each piece's ids cached."""
+        """Only the ids: no offsets kept, each piece's ids cached.
+
+        Where the pre-tokenizer can cut plain strings (`text_stages`) no `Normalized` piece is
+        made: each stretch between added tokens is cut into strings, and the cache is keyed by a
+        piece before the steps that only rewrite it (ByteLevel's byte characters), so a piece
+        seen before costs one lookup.
+        """
         require_str(text)
-        cache = self._ids
-        tokenize = self.model.tokenize
+        plan = self._ids_plan
+        if plan is None:
+            return self._encode_ids_of_pieces(text)
+        steps, rewrites = plan
         out: list[int] = []
         for segment, added in self.added.segments(Normalized.of(text, track=False), self._normalize):
+            if added is not None:
+                out.append(added.id)
+                continue
+            # Every part with steps drops an empty stretch; with none, the model sees it, as `encode` does.
+            pieces = [segment.text] if segment.text or not (steps or rewrites) else []
+            for stage in steps:
+                if stage.cut is None:
+                    pieces = list(map(stage.change, pieces))  # type: ignore[arg-type]
+                elif len(pieces) == 1:
+                    pieces = stage.cut(pieces[0])
+                else:
+                    pieces = [p for piece in pieces for p in stage.cut(piece)]
+            out += self._ids_of(pieces, rewrites)
+        return out
+
+    @cached_property
+    def _ids_plan(self) -> tuple[list[TextStage], list[TextStage]] | None:
+        """The pre-tokenizer's steps on plain strings for `encode_ids`: those up to its last cut,
+        then the rewrites after it (run only on pieces not cached); None when it has none, or
+        when its pieces need their offsets."""
+        if self._track_ids:
+            return None
+        stages = text_stages(self.pre_tokenizer) if self.pre_tokenizer is not None else []
+        if stages is None:
+            return None
+        last = max((k + 1 for k, stage in enumerate(stages) if stage.cut is not None), default=0)
+        return stages[:last], stages[last:]
+
+    def _ids_of(self, pieces: list[str], rewrites: list[TextStage]) -> list[int]:
+        """The ids of pieces cut from one stretch, from the cache where it has them."""
+        known = self._ids.table  # this call's view: other threads may replace it, never empty it
+        try:
+            # Every piece seen before (text like the texts before it): one pass in C.
+            return list(chain.from_iterable(map(known.__getitem__, pieces)))
+        except KeyError:
+            pass
+        piece_ids = self._piece_ids
+        in_use: dict[str, tuple[int, ...]] = {}
+        fresh: dict[str, tuple[int, ...]] = {}
+        for piece in set(pieces):
+            found = known.get(piece)
+            if found is None:
+                model_piece = piece
+                for stage in rewrites:
+                    model_piece = stage.change(model_piece)  # type: ignore[misc]
+                found = fresh[piece] = piece_ids(model_piece)
+            in_use[piece] = found
+        self._ids.put_all(fresh, in_use=in_use)
+        return list(chain.from_iterable(map(in_use.__getitem__, pieces)))
+
+    @cached_property
+    def _piece_ids(self) -> Any:
+        """piece -> its ids: the model's own ids-only path (`piece_ids`) when it has one."""
+        found = getattr(self.model, "piece_ids", None)
+        if found is not None:
+            return found
+        tokenize = self.model.tokenize
+        return lambda piece: tuple(t[1] for t in tokenize(piece))
+
+    def _encode_ids_of_pieces(self, text: str) -> list[int]:
+        """`encode_ids` through `Normalized` pieces, for pre-tokenizers that cut only those."""
+        cache = self._ids
+        piece_ids = self._piece_ids
+        out: list[int] = []
+        for segment, added in self.added.segments(Normalized.of(text, track=self._track_ids), self._normalize):
             if added is not None:
                 out.append(added.id)
                 continue
@@ -166,7 +254,7 @@ class PartsTokenizer:
                 key = piece.text
                 found = cache.get(key)
                 if found is None:
-                    found = tuple(t[1] for t in tokenize(key))
+                    found = piece_ids(key)
                     cache.put(key, found)
                 out.extend(found)
         return out

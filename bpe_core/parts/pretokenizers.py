@@ -34,7 +34,7 @@ from .pretokenizers_chars import (
     WhitespaceSplit,
 )
 from .pretokenizers_onig import PatternError, compile_onig
-from .pretokenizers_split import BEHAVIORS, behavior_name, literal, split_piece
+from .pretokenizers_split import BEHAVIORS, TextSplitter, TextStage, behavior_name, literal, split_piece
 
 __all__ = [
     "HF_TYPES", "BertPreTokenizer", "ByteLevel", "CharDelimiterSplit", "Digits", "FixedLength", "Metaspace",
@@ -75,6 +75,17 @@ def _cut_before(piece: Normalized, ch: str) -> list[Normalized]:
     return [piece.slice(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
 
 
+def _cut_text_before(text: str, ch: str) -> list[str]:
+    """`_cut_before` on a plain string."""
+    cuts = [0]
+    at = text.find(ch, 1)
+    while at > 0:
+        cuts.append(at)
+        at = text.find(ch, at + 1)
+    cuts.append(len(text))
+    return [text[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
+
+
 class ByteLevel:
     """GPT-2's: optionally split on its pattern, then spell every UTF-8 byte as a printable character.
 
@@ -100,6 +111,13 @@ class ByteLevel:
             out.extend(map(_to_bytes, parts))
         return out
 
+    def text_stages(self) -> list[TextStage]:
+        """What `pre_tokenize` does, on plain strings: the space, GPT-2's cut, the byte characters."""
+        stages = [TextStage(change=_with_space)] if self.add_prefix_space else []
+        if self.use_regex:
+            stages.append(TextStage(cut=_gpt2_splitter()))
+        return [*stages, TextStage(change=byte_characters)]
+
     def to_hf(self) -> dict[str, Any]:
         return {"type": "ByteLevel", "add_prefix_space": self.add_prefix_space,
                 "trim_offsets": self.trim_offsets, "use_regex": self.use_regex}
@@ -110,9 +128,23 @@ def _gpt2() -> regex.Pattern[str]:
     return compile_onig(GPT2_PATTERN)
 
 
+@lru_cache(maxsize=1)
+def _gpt2_splitter() -> TextSplitter:
+    return TextSplitter(_gpt2(), "Isolated")
+
+
+def _with_space(text: str) -> str:
+    return text if text.startswith(" ") else " " + text
+
+
+def byte_characters(text: str) -> str:
+    """`text`'s UTF-8 bytes as GPT-2's byte characters (what ByteLevel makes of a piece)."""
+    return bytes_to_symbols(text.encode("utf-8"))
+
+
 def _to_bytes(piece: Normalized) -> Normalized:
     text = piece.text
-    symbols = bytes_to_symbols(text.encode("utf-8"))
+    symbols = byte_characters(text)
     spans = piece.spans
     if spans is not None and not text.isascii():
         spans = [span for ch, span in zip(text, spans) for _ in range(len(ch.encode("utf-8")))]
@@ -141,12 +173,16 @@ class Split:
         self.behavior = name
         self.invert = invert
         self._rx = compile_onig(pattern) if is_regex else literal(pattern)
+        self._splitter = TextSplitter(self._rx, self.behavior, invert=invert)
 
     def pre_tokenize(self, pieces: list[Normalized]) -> list[Normalized]:
         out: list[Normalized] = []
         for piece in pieces:
             out.extend(split_piece(piece, self._rx, self.behavior, invert=self.invert))
         return out
+
+    def text_stages(self) -> list[TextStage]:
+        return [TextStage(cut=self._splitter)]
 
     def to_hf(self) -> dict[str, Any]:
         return {"type": "Split", "pattern": {"Regex" if self.is_regex else "String": self.pattern},
@@ -174,6 +210,13 @@ class Metaspace:
         self.prepend_scheme = prepend_scheme
         self.split = split
 
+    @property
+    def needs_offsets(self) -> bool:
+        """Whether it reads the pieces' original offsets: "first" asks whether a piece begins at
+        the original's offset 0, which only tracked offsets tell once a normalizer removed or
+        inserted characters (see `_starts_text`)."""
+        return self.prepend_scheme == "first"
+
     def pre_tokenize(self, pieces: list[Normalized]) -> list[Normalized]:
         rep, scheme = self.replacement, self.prepend_scheme
         out: list[Normalized] = []
@@ -187,6 +230,19 @@ class Metaspace:
             out.extend(_cut_before(new, rep) if self.split else [new])
         return out
 
+    def text_stages(self) -> list[TextStage] | None:
+        """What `pre_tokenize` does, on plain strings; none for "first", which asks where a piece
+        began in the original text."""
+        if self.prepend_scheme == "first":
+            return None
+        rep = self.replacement
+        stages = [TextStage(change=lambda text: text.replace(" ", rep))]
+        if self.prepend_scheme == "always":
+            stages.append(TextStage(change=lambda text: text if text.startswith(rep) else rep + text))
+        if self.split:
+            stages.append(TextStage(cut=lambda text: _cut_text_before(text, rep)))
+        return stages
+
     def to_hf(self) -> dict[str, Any]:
         return {"type": "Metaspace", "replacement": self.replacement, "prepend_scheme": self.prepend_scheme,
                 "split": self.split}
@@ -198,13 +254,33 @@ class Sequence:
     def __init__(self, parts: Iterable[PreTokenizer]) -> None:
         self.parts = list(parts)
 
+    @property
+    def needs_offsets(self) -> bool:
+        return any(getattr(part, "needs_offsets", False) for part in self.parts)
+
     def pre_tokenize(self, pieces: list[Normalized]) -> list[Normalized]:
         for part in self.parts:
             pieces = part.pre_tokenize(pieces)
         return pieces
 
+    def text_stages(self) -> list[TextStage] | None:
+        """Each part's steps in turn; none when a part has none."""
+        stages: list[TextStage] = []
+        for part in self.parts:
+            found = text_stages(part)
+            if found is None:
+                return None
+            stages.extend(found)
+        return stages
+
     def to_hf(self) -> dict[str, Any]:
         return {"type": "Sequence", "pretokenizers": [part.to_hf() for part in self.parts]}
+
+
+def text_stages(part: PreTokenizer) -> list[TextStage] | None:
+    """The part's steps on plain strings (`TextStage`), or None when it has none."""
+    stages = getattr(part, "text_stages", None)
+    return stages() if stages is not None else None
 
 
 # ---- reading tokenizer.json -------------------------------------------------------------------

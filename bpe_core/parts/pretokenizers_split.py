@@ -6,8 +6,12 @@ behaviours, and its way of walking a pattern's matches (Oniguruma's, through the
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import regex
 
+from ..fast_pattern import FastPattern
 from .normalized import Normalized
 
 # Hugging Face's behaviour names, as tokenizer.json spells them.
@@ -116,6 +120,52 @@ def split_piece(piece: Normalized, rx: regex.Pattern[str], behavior: str, *, inv
     if invert:
         matches = [(s, e, not m) for s, e, m in matches]
     return [piece.slice(s, e) for s, e in behavior_ranges(matches, behavior) if e > s]
+
+
+@dataclass(frozen=True)
+class TextStage:
+    """One step of a pre-tokenizer on plain strings, for ids-only encoding (no offsets, no
+    `Normalized`): `cut` turns a piece into pieces, `change` rewrites a piece (ByteLevel's byte
+    characters). A pre-tokenizer that can work so lists its steps in `text_stages()`."""
+
+    cut: Callable[[str], list[str]] | None = None
+    change: Callable[[str], str] | None = None
+
+
+class TextSplitter:
+    """A pattern cutting plain strings exactly as `split_piece` cuts an untracked piece, faster.
+
+    When the pieces are the pattern's matches (Isolated where the matches cover the text, as
+    GPT-2's pattern and its descendants do; Removed with `invert`) they come from one `findall`,
+    run on the pattern's `re` twin where the text allows (`FastPattern`), and a text with no
+    match is one piece. Otherwise (some matches, and gaps between them; or an empty match, as
+    `tokenizers` walks those its own way) the matches are walked one by one.
+
+    >>> TextSplitter(regex.compile(r"\\d+|\\D+"), "Isolated")("ab12c")
+    ['ab', '12', 'c']
+    """
+
+    def __init__(self, rx: regex.Pattern[str], behavior: str, *, invert: bool = False) -> None:
+        self.rx = rx
+        self.behavior = behavior
+        self.invert = invert
+        self._fast = FastPattern(rx)
+        self._matches = rx.groups == 0 and (behavior, invert) in (("Isolated", False), ("Removed", True))
+
+    def __call__(self, text: str) -> list[str]:
+        if not text:
+            return []
+        if self._matches:
+            found: list[str] = self._fast.findall(text)
+            if "" not in found:
+                if self.invert or sum(map(len, found)) == len(text):
+                    return found
+                if not found:  # Isolated, and no match: the text is one piece
+                    return [text]
+        matches = find_matches(self.rx, text)
+        if self.invert:
+            matches = [(s, e, not m) for s, e, m in matches]
+        return [text[s:e] for s, e in behavior_ranges(matches, self.behavior) if e > s]
 
 
 def char_class(ranges: str) -> str:

@@ -94,6 +94,19 @@ class Ranks:
             self._cache.put(piece, hit)
         return list(hit)
 
+    def piece_ids(self, piece: str) -> tuple[int, ...]:
+        """The ids of `tokenize(piece)`, without spans and without its cache (the pipeline keeps
+        its own of ids)."""
+        vocab = self.vocab
+        whole = vocab.get(piece)
+        if whole is not None:  # tiktoken's rule: a piece that is a token is that token
+            return (whole,)
+        tokens = encode_ranked(piece, self.table)
+        ids = tuple(map(vocab.get, tokens))
+        if None in ids:
+            return tuple(t[1] for t in self._tokenize(piece))  # names the token that is missing
+        return ids  # type: ignore[return-value]
+
     def _tokenize(self, piece: str) -> tuple[PieceToken, ...]:
         vocab = self.vocab
         whole = vocab.get(piece)

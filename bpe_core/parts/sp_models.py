@@ -1,11 +1,7 @@
 """SentencePiece's models as `sentencepiece` 0.2.3 runs them, on the whole normalized text at once.
 
-- BPE is in `sp_bpe`.
-- Unigram: Viterbi over all pieces, in sentencepiece's arithmetic: path scores are 32-bit floats,
-  rebased to 0 whenever one passes 100,000 in size (so rounding decides near-ties that
-  `tokenizers`' 64-bit Unigram, run word by word, decides otherwise), the first best path found
-  wins a tie, a character no piece covers is unknown with the lowest score minus 10, and a
-  user-defined piece scores 0.1 per UTF-8 byte after its first.
+- BPE is in `sp_bpe`; the model of scored pieces (Viterbi in sentencepiece's 32-bit float
+  arithmetic) is its family's, in `bpe_core/families/` (a `*_part` module).
 - WORD splits before each "▁"; CHAR takes one character (or user-defined symbol) at a time.
 
 What all of them share (`SentencePieceModel._emit`): with byte fallback an unknown piece becomes its
@@ -14,7 +10,6 @@ without it, a run of unknown pieces is one unknown token.
 """
 from __future__ import annotations
 
-import math
 from array import array
 from collections.abc import Sequence
 from typing import Any
@@ -29,9 +24,9 @@ NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 PIECE_TYPES = {NORMAL: "NORMAL", UNKNOWN: "UNKNOWN", CONTROL: "CONTROL", USER_DEFINED: "USER_DEFINED",
                UNUSED: "UNUSED", BYTE: "BYTE"}
 
-_FLT_MAX = 3.4028234663852886e38  # where sentencepiece starts looking for the lowest score
-_UNK_PENALTY = 10.0
-_RESET = 100000.0  # sentencepiece's Unigram rebases its path scores past this
+FLT_MAX = 3.4028234663852886e38  # where sentencepiece starts looking for the lowest score
+UNK_PENALTY = 10.0
+RESET = 100000.0  # sentencepiece rebases its Viterbi path scores past this
 
 
 def f32(value: float) -> float:
@@ -151,108 +146,6 @@ class SentencePieceModel:
 
     def to_hf(self) -> dict[str, Any]:
         return {"type": "WordLevel", "vocab": dict(self.vocab), "unk_token": self.unk_token}
-
-
-class SentencePieceUnigram(SentencePieceModel):
-    """sentencepiece's Unigram Viterbi, in its 32-bit float arithmetic.
-
-    >>> uni = SentencePieceUnigram([("<unk>", 0, 2), ("a", -1, 1), ("b", -2, 1), ("ab", -2.5, 1)])
-    >>> uni.tokenize("abx")
-    [('ab', 3, 0, 2), ('x', 0, 2, 3)]
-    """
-
-    kind = "Unigram"
-
-    def __init__(self, pieces: Sequence[tuple[str, float, int]], *, byte_fallback: bool = False) -> None:
-        super().__init__(pieces, byte_fallback=byte_fallback)
-        if not self._normal:
-            raise BPEError("a Unigram model needs pieces besides the unknown, control and byte ones")
-        for i, (_p, score, _kind) in enumerate(self.pieces):
-            if not math.isfinite(score):
-                raise BPEError(f"piece {i} has the score {score}, which sentencepiece refuses")
-        lowest = min([_FLT_MAX, *(s for _p, s, kind in self.pieces if kind == NORMAL)])
-        self._unk_score = f32(lowest - _UNK_PENALTY)
-        scores: dict[int, float] = {}
-        prefixes: dict[str, int] = {}
-        longest = 1
-        for piece, token_id in self._normal.items():
-            _p, score, kind = self.pieces[token_id]
-            for k in range(1, len(piece)):
-                prefixes.setdefault(piece[:k], -1)
-            longest = max(longest, len(piece))
-            if kind == UNUSED:
-                continue  # in the trie, never used
-            prefixes[piece] = token_id
-            # A user-defined piece: 0.1 per UTF-8 byte after its first, as a float.
-            length = len(piece.encode("utf-8"))
-            scores[token_id] = f32(0.1 * (length - 1)) if kind == USER_DEFINED else score
-        self._scores = scores
-        self._prefixes = prefixes
-        self._longest = longest
-
-    def tokenize(self, piece: str) -> list[PieceToken]:
-        size = len(piece)
-        if not size:
-            return []
-        best = array("f", bytes(4 * (size + 1)))  # the best path's score to each place, as floats
-        starts = [-1] * (size + 1)
-        ids = [-1] * (size + 1)
-        prefixes, scores, longest = self._prefixes, self._scores, self._longest
-        unk_score, unk_id = self._unk_score, self._unk
-        cell = array("f", [0.0])
-        frontier = 0  # the furthest place a piece has reached
-        for start in range(size):
-            here = best[start]
-            if not -_RESET <= here <= _RESET:
-                # sentencepiece keeps the float scores small: past 100,000 it subtracts the
-                # score here from every place from here to the frontier that has a path.
-                for i in range(start, frontier + 1):
-                    if i == start or starts[i] >= 0:
-                        best[i] -= here
-                here = 0.0
-            single = False
-            stop = start + longest
-            if stop > size:
-                stop = size
-            end = start + 1
-            while end <= stop:
-                found = prefixes.get(piece[start:end])
-                if found is None:
-                    break
-                if found >= 0:
-                    if end > frontier:
-                        frontier = end
-                    cell[0] = scores[found] + here  # float + float, rounded to a float
-                    candidate = cell[0]
-                    if starts[end] < 0 or candidate > best[end]:
-                        best[end] = candidate
-                        starts[end] = start
-                        ids[end] = found
-                    if end == start + 1:
-                        single = True
-                end += 1
-            if not single:
-                end = start + 1
-                if end > frontier:
-                    frontier = end
-                cell[0] = unk_score + here
-                candidate = cell[0]
-                if starts[end] < 0 or candidate > best[end]:
-                    best[end] = candidate
-                    starts[end] = start
-                    ids[end] = unk_id
-        segments: list[tuple[int, int, int]] = []
-        end = size
-        while end > 0:
-            start = starts[end]
-            segments.append((start, end, ids[end]))
-            end = start
-        segments.reverse()
-        return self._emit(piece, segments)
-
-    def to_hf(self) -> dict[str, Any]:
-        return {"type": "Unigram", "unk_id": self.unk_id,
-                "byte_fallback": self.byte_fallback, "vocab": [[p, s] for p, s, _kind in self.pieces]}
 
 
 class SentencePieceWord(SentencePieceModel):

@@ -1,6 +1,6 @@
 """The WordLevel model, as Hugging Face `tokenizers` defines it: a piece is its token, or the unknown token.
 
-Also the reading of a vocabulary object (token -> id), shared by the BPE and WordPiece models.
+Also the reading of a vocabulary object (token -> id), which other models' readers share.
 
 >>> model = WordLevel({"hi": 0, "there": 1, "<unk>": 2}, unk_token="<unk>")
 >>> model.tokenize("hi"), model.tokenize("you")

@@ -1,16 +1,17 @@
 """A tokenizer of any family behind one face, wherever it came from. Pure: no Streamlit here.
 
-`family_view` reads the sidebar's `Trained` bundle; the Tokenize, Compare, Unseen words, Vocabulary
-and Import/export pages also hold tokenizers that are no bundle (an imported file, a built-in), so
-`AnyModel` wraps any of them: a BPE `Tokenizer`; a WordPiece, Unigram or SuperBPE model (SuperBPE
-keeps its merge view, a bytes-mode `Tokenizer`, beside it for merge trees and ranks); or a tokenizer
-of parts (`bpe_core.parts.pipeline.PartsTokenizer`: any `tokenizer.json`, a SentencePiece model,
-Tekken, a rank file with its own pattern), which answers for itself: its `Encoding` flags unknown
-and special tokens, and `token_bytes` says what each token stands for. Segments are
-`family_view.Piece`s, so a page draws every tokenizer's tokens the same way.
+The pages hold tokenizers trained in the sidebar (a `training.Trained` bundle), uploaded, or
+built in. Each is an object of the one model interface (`bpe_core.tokenizer_model.TokenizerModel`):
+it encodes a text into tokens with spans and unknown (and special) flags, says the bytes each
+token stands for, and has its ranked merges or None. `AnyModel` adds what the pages draw from
+that: a text's `Piece`s, a token's surface text and drawn spelling, the step that made a token,
+merge trees. What is particular to a family (its merge view, the prefix of a piece that continues
+a word, the tokens it marks) comes from its folder (`explorer.families.explorer_family`), so
+nothing here names a family.
 """
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,237 +19,226 @@ from functools import cached_property
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from bpe_core import BPEError, Tokenizer
-from bpe_core.analysis import bytes_text, token_bytes_of, token_text
-from bpe_core.families import SuperBPEModel, UnigramModel, WordPieceModel
-from bpe_core.families.superbpe import is_superword
+from bpe_core.analysis import bytes_text, token_text
+from bpe_core.encoding import Encoding
+from bpe_core.families.registry import Family, family_of
 from bpe_core.hierarchy import MergeNode, merge_tree
-from bpe_core.model import Encoding
-from bpe_core.parts.added import AddedToken
-from bpe_core.parts.pipeline import PartsTokenizer
-from bpe_core.pretokenize import bytes_to_symbols, char_to_byte
-from explorer.data.family_view import FAMILY_TITLES, Piece, family_of, token_surface
+from bpe_core.pretokenize import bytes_to_symbols, symbol_bytes
 from explorer.data.token_texts import bytes_surface, plain, visible
-
-FamilyModel = WordPieceModel | UnigramModel | SuperBPEModel
-PARTS = "parts"  # the family of a tokenizer of parts; its model's `kind` says BPE, WordPiece, Unigram or WordLevel
-_CLASSES: dict[type, str] = {WordPieceModel: "wordpiece", UnigramModel: "unigram", SuperBPEModel: "superbpe",
-                             PartsTokenizer: PARTS}
-SOURCE_TITLES = {"huggingface": "tokenizer.json", "sentencepiece": "SentencePiece", "tekken": "Tekken",
-                 "tiktoken": "tiktoken"}  # where a tokenizer of parts was read from, as its title says it
+from explorer.families import ExplorerFamily, Mark, explorer_family
 
 
-def family_of_model(obj: object) -> str:
-    """"bpe", "wordpiece", "unigram", "superbpe" or "parts" for a loaded model object."""
-    if isinstance(obj, Tokenizer):
-        return "bpe"
-    for cls, family in _CLASSES.items():
-        if isinstance(obj, cls):
-            return family
-    raise BPEError(f"not a tokenizer of a known family: {type(obj).__name__}")
+@dataclass(frozen=True)
+class Piece:
+    """One token of a text: the token as the model writes it, its id (None when it has none), its
+    character span in the text, whether it stands for text the model does not know, whether its
+    family marks it (`AnyModel.mark`: a superword), whether it is an added or special token cut
+    out of the text whole (`<s>`, `<|endoftext|>`)."""
+
+    token: str
+    token_id: int | None
+    start: int
+    end: int
+    unknown: bool
+    marked: bool
+    special: bool = False
 
 
-# A tokenizer of parts is wrapped once (built-ins are shared by every session): its merge view
-# (`birth` of 100,000s of merges) is then derived once, not on every rerun of a page.
-_parts_wrapped: WeakKeyDictionary[PartsTokenizer, AnyModel] = WeakKeyDictionary()
-_parts_lock = threading.Lock()
+# Each model's births, derived once while it lives (built-ins are shared by every session, and a
+# file's 100,000s of merges take a while), not on every rerun of a page. The values hold no
+# reference to their model, so a model of this cache still goes when nothing else holds it.
+_births: WeakKeyDictionary[Any, dict[str, int]] = WeakKeyDictionary()
+# Each model as a tokenizer of parts (`pipeline`), made once while it lives, for the same reason.
+_pipelines: WeakKeyDictionary[Any, Any] = WeakKeyDictionary()
+_lock = threading.Lock()
 
 
 @dataclass(frozen=True, eq=False)
 class AnyModel:
-    """One tokenizer of any family: `tokenizer` (BPE; SuperBPE's merge view) and/or `model`."""
+    """One tokenizer of any family: `model`, an object of the model interface."""
 
-    family: str
-    tokenizer: Tokenizer | None
-    model: Any = None  # WordPieceModel | UnigramModel | SuperBPEModel | PartsTokenizer, None for BPE
+    model: Any
 
     @classmethod
     def of(cls, obj: object) -> AnyModel:
-        """Wrap a loaded object: a `Tokenizer`, a family model or a tokenizer of parts."""
-        family = family_of_model(obj)
-        if isinstance(obj, Tokenizer):
-            return cls(family, obj)
-        if isinstance(obj, PartsTokenizer):
-            with _parts_lock:
-                found = _parts_wrapped.get(obj)
-                if found is None:
-                    found = _parts_wrapped[obj] = cls(family, None, obj)
-            return found
-        return cls(family, obj.tokenizer if isinstance(obj, SuperBPEModel) else None, obj)
+        """Wrap a tokenizer object of any family; a one-line BPEError for anything else."""
+        family_of(obj)  # the one-line error for an object that is no tokenizer
+        return cls(obj)
 
     @classmethod
     def of_trained(cls, trained: Any) -> AnyModel:
-        """Wrap a `Trained` bundle of any family (one from before families existed is BPE)."""
-        family = family_of(trained)
-        if family == "bpe":
-            return cls("bpe", trained.tokenizer)
-        model = getattr(trained, "model", None)
-        if model is None:
-            raise BPEError(f"this {FAMILY_TITLES[family]} training has no model")
-        return cls.of(model)
+        """Wrap a `Trained` bundle's model."""
+        return cls.of(trained.tokenizer_model)
 
     # ---- what it is -------------------------------------------------------------------------
 
+    @cached_property
+    def entry(self) -> Family:
+        """Its family's entry in the engine's registry (title, units, lesson row)."""
+        return family_of(self.model)
+
     @property
-    def parts(self) -> PartsTokenizer | None:
-        """The tokenizer of parts this wraps (None for our own families)."""
-        return self.model if isinstance(self.model, PartsTokenizer) else None
+    def family(self) -> str:
+        """Its family's name ("bpe", "parts", ...): what `explorer.families` finds its folder by."""
+        return self.entry.name
+
+    @cached_property
+    def shows(self) -> ExplorerFamily:
+        """What the explorer shows of its family (`explorer/families/<name>/family.py`)."""
+        return explorer_family(self.family)
 
     @property
     def title(self) -> str:
-        """The family ("WordPiece"), or a tokenizer of parts' model and file kind ("Unigram (tokenizer.json)")."""
-        parts = self.parts
-        if parts is None:
-            return FAMILY_TITLES[self.family]
-        return f"{parts.kind} ({SOURCE_TITLES.get(parts.source, parts.source or 'file')})"
+        """The family ("BPE"), or a file's model and kind ("BPE (tiktoken)")."""
+        return self.shows.title(self.model) if self.shows.title is not None else self.entry.title
 
     @property
     def kind(self) -> str:
-        """The model as files name it: "BPE", "WordPiece", "Unigram", "WordLevel" (SuperBPE for ours)."""
-        return self.parts.kind if self.parts is not None else FAMILY_TITLES[self.family]
+        """The model as files name it ("BPE", "WordLevel", ...; a family's title for ours)."""
+        return self.shows.kind(self.model) if self.shows.kind is not None else self.entry.title
+
+    @cached_property
+    def tokenizer(self) -> Any:
+        """The engine's merge-list `Tokenizer` over its merges (merge trees, ranks, life stories), or None."""
+        return self.shows.merge_view(self.model)
 
     @property
     def merge_based(self) -> bool:
-        """Ranked merges with the engine's merge views: life stories, merge steps (BPE and SuperBPE)."""
+        """Whether it has the engine's merge views: life stories, merge steps, a timeline of merges."""
         return self.tokenizer is not None
 
     @property
     def byte_level(self) -> bool:
-        """Tokens of GPT-2's byte symbols ("Ġ" for a space) in our own BPE; see `drawn` for any tokenizer."""
+        """Tokens spelled in GPT-2's byte symbols ("Ġ" for a space): a bytes-mode merge view's."""
         return self.tokenizer is not None and self.tokenizer.settings.mode == "bytes"
 
     @property
     def draws_bytes(self) -> bool:
-        """Whether tokens are drawn from the bytes they stand for (byte-level BPE, a tokenizer of parts),
-        so each also has a hex view of its own bytes."""
-        return self.byte_level or self.parts is not None
+        """Whether tokens are drawn from the bytes they stand for, so each also has a hex view of its bytes."""
+        return self.byte_level or self.shows.draws_bytes
 
     @property
     def vocab(self) -> dict[str, int]:
-        return self.tokenizer.vocab if self.model is None else self.model.vocab
+        return self.model.vocab
 
     @property
     def vocab_size(self) -> int:
         return len(self.vocab)
 
-    @cached_property
+    @property
     def merges(self) -> Sequence[tuple[str, str]] | None:
-        """The ranked merge list: BPE's, SuperBPE's merge view's, a tokenizer of parts' BPE model's
-        (a rank table's derived on first use); None without one (WordPiece, Unigram, WordLevel)."""
-        if self.tokenizer is not None:
-            return self.tokenizer.merges
-        parts = self.parts
-        merges = getattr(parts.model, "merges", None) if parts is not None else None
-        return merges
+        """The ranked merge list; None for a model without one."""
+        return self.model.merges
 
     @property
     def merge_count(self) -> int | None:
-        """Merges in the model (None for WordPiece's training steps and Unigram: no ranked merges)."""
         merges = self.merges
         return None if merges is None else len(merges)
 
     @property
-    def added_tokens(self) -> Sequence[AddedToken]:
-        """A tokenizer of parts' added and special tokens (content, id, special); our families have none."""
-        return self.parts.added_tokens if self.parts is not None else ()
+    def added_tokens(self) -> Sequence[Any]:
+        """A file's added and special tokens (`AddedToken`: content, id, special); our families have none."""
+        return self.shows.added_tokens(self.model)
 
     @property
     def added_rule(self) -> str:
-        """What happens to the added tokens in a text: cut out whole (`tokenizers`), or read as ordinary
-        text (sentencepiece and Tekken, which give them ids only when a program asks for them)."""
-        if self.parts is not None and not self.parts.split_added:
-            return "read as ordinary text when they appear in a text, as the reference library does"
-        return "cut out of the text whole, before the model"
+        """What happens to the added tokens in a text, as a clause."""
+        return self.shows.added_rule(self.model)
 
     @property
     def scores(self) -> Sequence[float] | None:
-        """Each id's log-probability: a Unigram's (ours or a file's); None for a model without scores."""
-        return getattr(self.parts.model if self.parts is not None else self.model, "scores", None)
+        """Each id's log-probability; None for a model without scores."""
+        return self.shows.scores(self.model)
 
     @property
     def unk_token(self) -> str | None:
-        if self.model is None:
-            return self.tokenizer.unk_token
-        return getattr(self.model, "unk_token", None)
+        return self.model.unk_token
+
+    @property
+    def mark(self) -> Mark | None:
+        """The tokens its family marks (superwords), or None."""
+        return self.shows.mark
 
     @cached_property
     def birth(self) -> dict[str, int]:
-        """Token -> the 0-based step that made it: a merge's rank (BPE, SuperBPE, a tokenizer of parts'
-        BPE), a WordPiece training step that added a token; empty for a model without either."""
+        """Token -> the 0-based step that made it: its merge view's, its family's (a training step that
+        added it), else its first merge's rank; empty for a model with none of them."""
         if self.tokenizer is not None:
             return self.tokenizer.birth
-        if self.family == "wordpiece":
-            return {step.token: step.step - 1 for step in self.model.trace if step.added}
-        out: dict[str, int] = {}
-        for rank, (left, right) in enumerate(self.merges or ()):
-            out.setdefault(left + right, rank)  # a token made twice: its first merge counts
-        return out
+        with _lock:
+            found = _births.get(self.model)
+        if found is None:
+            found = self.shows.birth(self.model) if self.shows.birth is not None else _merge_births(self.merges)
+            with _lock:
+                _births[self.model] = found
+        return found
+
+    @property
+    def pipeline(self) -> Any:
+        """The model as a tokenizer of parts that encodes as it does (`Family.as_parts`): what each
+        part (normalizer, pre-tokenizer, model, decoder) makes of a text, stage by stage."""
+        with _lock:
+            found = _pipelines.get(self.model)
+        if found is None:
+            found = self.entry.as_parts(self.model)
+            with _lock:
+                _pipelines[self.model] = found
+        return found
+
+    @cached_property
+    def step_scores(self) -> Sequence[float]:
+        """The score of each training step (by its 0-based index, as `birth` counts), empty when unscored."""
+        scored = self.shows.step_scores
+        return scored(self.model) if scored is not None else ()
+
+    @property
+    def phase_one(self) -> int | None:
+        """How many of its merges are phase one (within words); None for a model of one phase."""
+        return self.shows.phase_one(self.model)
+
+    @cached_property
+    def _special(self) -> frozenset[str]:
+        return self.shows.special(self.model)
 
     # ---- encoding ---------------------------------------------------------------------------
 
     def encoding(self, text: str) -> Encoding:
         """`text` as the engine's `Encoding`: tokens, ids, spans and, per token, unknown and special."""
-        if self.model is not None and self.parts is None:
-            return pieces_encoding(self.segment(text))
-        if self.parts is not None:
-            return _unknown_by_id(self.parts.encode(text), self.vocab.get(self.unk_token or ""))
-        encoding = self.tokenizer.encode(text)
-        unk = self.tokenizer.unk_id
-        return Encoding(encoding.tokens, encoding.ids, encoding.spans, [unk is not None and i == unk
-                                                                        for i in encoding.ids])
+        return self.model.encode(text)
 
     def segment(self, text: str) -> list[Piece]:
-        """`text` as this tokenizer encodes it, with character spans (as `family_view.segment`)."""
-        if self.model is None or self.parts is not None:
-            enc = self.encoding(text)
-            return [Piece(t, i, s, e, enc.is_unknown(k), False, enc.is_special(k))
-                    for k, (t, i, (s, e)) in enumerate(zip(enc.tokens, enc.ids, enc.spans))]
-        model, vocab = self.model, self.model.vocab
-        out: list[Piece] = []
-        for token, start, end in model.encode_with_spans(text):
-            token_id = vocab.get(token)
-            if self.family == "wordpiece":
-                out.append(Piece(token, token_id, start, end, token == model.unk_token, False))
-            elif self.family == "unigram":
-                unknown = token_id is None or token_id == model.unk_id
-                out.append(Piece(token, model.unk_id if token_id is None else token_id, start, end, unknown, False))
-            else:
-                out.append(Piece(token, token_id, start, end, False, is_superword(token)))
-        return out
+        """`text` as this tokenizer encodes it, one `Piece` a token, spans in the text's characters."""
+        enc = self.encoding(text)
+        test = self.mark.test if self.mark is not None else None
+        return [Piece(t, i if i >= 0 else None, s, e, enc.is_unknown(k), test is not None and test(t),
+                      enc.is_special(k))
+                for k, (t, i, (s, e)) in enumerate(zip(enc.tokens, enc.ids, enc.spans))]
 
     def encode_ids(self, text: str) -> list[int]:
-        return self.tokenizer.encode(text).ids if self.model is None else self.model.encode_ids(text)
+        return self.model.encode_ids(text)
 
     def encode_tokens(self, text: str) -> list[str]:
-        if self.parts is not None:
-            return self.parts.encode(text).tokens
-        return self.tokenizer.encode(text).tokens if self.model is None else self.model.encode(text)
+        return self.model.encode_tokens(text)
 
     # ---- tokens -----------------------------------------------------------------------------
 
     def token_bytes(self, token: str) -> bytes:
         """The bytes a token stands for in the middle of a text (a special token: its text's)."""
-        if self.parts is not None:
-            return self.parts.token_bytes(token)
-        if self.tokenizer is not None:
-            return token_bytes_of(self.tokenizer, token)
-        return self.surface(token).encode("utf-8", "surrogatepass")
+        return self.model.token_bytes(token)
 
     def surface(self, token: str) -> str:
-        """The text a token stands for, the family's markers read (`family_view.token_surface`); a
-        tokenizer of parts' from its bytes, a part of a character as a hex group (`<e6 97>`)."""
-        if self.parts is not None:
-            return bytes_surface(self.parts.token_bytes(token))
-        return token_surface(self.family, token, byte_level=self.byte_level if self.family == "bpe" else None)
+        """The text a token stands for, its markers read (`##`, `▁`, byte letters, `</w>`); bytes of no
+        whole character as a hex group (`<e6 97>`)."""
+        return bytes_surface(self.token_bytes(token))
 
     def drawn(self, token: str) -> tuple[str, bool]:
         """A token as `render.chip_html` and `token_text` draw it: its spelling, and whether that is byte symbols.
 
-        A tokenizer of parts' token is drawn from the bytes it stands for, so `▁the`, `Ġthe` and
-        `<0xE6>` are drawn `·the`, `·the` and `<e6>`: its spelling here is those bytes' symbols.
+        A family that draws bytes draws a token from the bytes it stands for, so a file's `▁the`,
+        `Ġthe` and `<0xE6>` are drawn `·the`, `·the` and `<e6>`: its spelling here is those bytes' symbols.
         """
-        if self.parts is not None:
-            return bytes_to_symbols(self.parts.token_bytes(token)), True
+        if self.shows.draws_bytes:
+            return bytes_to_symbols(self.token_bytes(token)), True
         return token, self.byte_level
 
     def drawn_tree(self, token: str) -> MergeNode:
@@ -264,14 +254,15 @@ class AnyModel:
         return self.texts(token)[0]
 
     def texts(self, token: str) -> tuple[str, str]:
-        """`spelled` and `surface` at once: a tokenizer of parts reads the token's bytes once (a
-        vocabulary of 250,000 tokens is listed whole)."""
-        if self.parts is None:
-            spelled = token if plain(token) and not self.byte_level else token_text(token, byte_level=self.byte_level)
-            return spelled, self.surface(token)
-        data = self.model.token_bytes(token)
-        table = char_to_byte()
-        if all(ch in table for ch in token) and bytes(map(table.__getitem__, token)) == data:
+        """`spelled` and `surface` at once, the token's bytes read once (a vocabulary of 250,000 tokens
+        is listed whole)."""
+        spelled, surface, _ = self.row_texts(token)
+        return spelled, surface
+
+    def row_texts(self, token: str) -> tuple[str, str, int]:
+        """`spelled`, `surface` and the number of bytes the token stands for."""
+        data = self.token_bytes(token)
+        if symbol_bytes(token) == data:  # GPT-2's byte letters, read: the spelling is what it stands for
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
@@ -279,7 +270,7 @@ class AnyModel:
             spelled = bytes_text(data) if "\ufffd" in text else visible(text)  # bytes_text: U+FFFD as its bytes
         else:
             spelled = token if plain(token) else token_text(token)
-        return spelled, bytes_surface(data)
+        return spelled, bytes_surface(data), len(data)
 
     def shown(self, token: str) -> str:
         """A token as plain text in the shown form (`token_text` of `drawn`)."""
@@ -287,45 +278,70 @@ class AnyModel:
         return token_text(spelling, byte_level=byte_level)
 
     def is_special(self, token: str) -> bool:
-        """An added token marked special (`<s>`, `<|endoftext|>`); our own families have none."""
-        return self.parts is not None and self.parts.is_special(token)
+        """A special token of the model (`[CLS]`, `<s>`, `<|endoftext|>`)."""
+        return token in self._special
+
+    def is_marked(self, token: str) -> bool:
+        """Whether its family marks the token (`mark`: a superword)."""
+        return self.mark is not None and self.mark.test(token)
 
     def overlap_key(self, token: str) -> str:
-        """A token compared across families: its text without a word-start space or end-of-word marker.
+        """A token compared across families: the text it stands for without the space that marks a
+        word's start or end (`Ġ`, `▁`, a word's first piece without `##`; `</w>`), unless that is all of it.
 
-        >>> AnyModel.of(WordPieceModel(["[UNK]", "low", "##er"])).overlap_key("##er")
-        'er'
+        >>> from bpe_core import Settings, train
+        >>> word_mode, byte_level = (AnyModel.of(train(["low"], Settings(mode=m), merges=0)) for m in ("word", "bytes"))
+        >>> word_mode.overlap_key("low</w>"), byte_level.overlap_key("Ġlow"), byte_level.overlap_key("Ġ")
+        ('low', 'low', ' ')
         """
         text = self.surface(token)
-        return text[1:] if text.startswith(" ") and len(text) > 1 else text
+        if text.startswith(" ") and len(text) > 1:
+            text = text[1:]
+        return text[:-1] if text.endswith(" ") and len(text) > 1 else text
 
     def is_continuation(self, token: str) -> bool:
-        """A piece that continues a word ("##ing"): WordPiece's, or a file's model with a continuation prefix."""
-        if self.parts is not None:
-            prefix = getattr(self.parts.model, "continuing_subword_prefix", None)
-        else:
-            prefix = self.model.prefix if self.family == "wordpiece" else None
+        """A piece that continues a word ("##ing"): one with its model's continuation prefix."""
+        prefix = self._continuation
         return bool(prefix) and token.startswith(prefix) and len(token) > len(prefix)
 
-    def is_superword(self, token: str) -> bool:
-        return self.family == "superbpe" and is_superword(token)
+    @cached_property
+    def _continuation(self) -> str | None:
+        return self.shows.continuation(self.model)
 
 
-def _unknown_by_id(encoding: Encoding, unk_id: int | None) -> Encoding:
-    """The encoding with every token of the unknown token's id flagged unknown: a Unigram model's
-    unknown token is spelled as the text it stands for (`日本`), not as `<unk>`, so its spelling alone
-    does not tell."""
-    if unk_id is None or unk_id not in encoding.ids:
-        return encoding
-    flags = encoding.unknown or [False] * len(encoding.ids)
-    unknown = [flag or token_id == unk_id for flag, token_id in zip(flags, encoding.ids)]
-    return Encoding(encoding.tokens, encoding.ids, encoding.spans, unknown, encoding.special)
+def _merge_births(merges: Sequence[tuple[str, str]] | None) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for rank, (left, right) in enumerate(merges or ()):
+        out.setdefault(left + right, rank)  # a token made twice: its first merge counts
+    return out
 
 
 def _respelled(node: MergeNode, model: AnyModel) -> MergeNode:
     left = _respelled(node.left, model) if node.left is not None else None
     right = _respelled(node.right, model) if node.right is not None else None
     return MergeNode(model.drawn(node.token)[0], node.rank, left, right)
+
+
+def pieces_by_word(text: str, pieces: Sequence[Piece]) -> list[tuple[str, list[Piece]]]:
+    """The text's words (runs of non-space) with the pieces of the whole text's encoding that spell each.
+
+    A piece belongs to the first word that ends after it starts, so a space a token carries in
+    front (`Ġthe`, `▁the`) goes with the word it precedes; trailing space goes with the last word.
+
+    >>> [(w, [p.token for p in ps]) for w, ps in pieces_by_word("a bc", [Piece("a", 0, 0, 1, False, False),
+    ...     Piece("Ġb", 1, 1, 3, False, False), Piece("c", 2, 3, 4, False, False)])]
+    [('a', ['a']), ('bc', ['Ġb', 'c'])]
+    """
+    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    if not words:
+        return []
+    out: list[tuple[str, list[Piece]]] = [(text[start:end], []) for start, end in words]
+    at = 0
+    for piece in pieces:
+        while at < len(words) - 1 and words[at][1] <= piece.start:
+            at += 1
+        out[at][1].append(piece)
+    return [(word, found) for word, found in out if found]
 
 
 def pieces_encoding(pieces: Sequence[Piece]) -> Encoding:

@@ -1,16 +1,10 @@
-"""The Families page's data: BPE, WordPiece, Unigram and SuperBPE trained on one corpus. Pure: no Streamlit.
+"""The Families page's data: every family this app trains, trained on one corpus. Pure: no Streamlit.
 
-All four train on the same text (the corpus's first `TRAIN_CHARS` characters) to the same
-vocabulary size, each with its own engine in `bpe_core`:
-
-* BPE: `bpe_core.train`, byte level, GPT-4o's split (the "o200k" pre-tokenizer);
-* WordPiece: `train_wordpiece` (BERT's pre-tokenizer, "##" continuations, five special tokens);
-* Unigram: `train_unigram` (meta-space "▁" words, EM and pruning);
-* SuperBPE: `train_superbpe` with the same "o200k" split for phase one, so its first merges are
-  BPE's, then merges across spaces up to the vocabulary size.
-
-Token counts are measured on held-out text (the `HELD_OUT_CHARS` characters after the training
-text) or, for a corpus no longer than the training text, on the training text itself.
+All of them train on the same text (the corpus's first `TRAIN_CHARS` characters) to the same
+vocabulary size, each with its own engine in `bpe_core`, as its folder's `families.train` says
+(`explorer/families/<name>/families.py`: the settings it trains with here). Token counts are
+measured on held-out text (the `HELD_OUT_CHARS` characters after the training text) or, for a
+corpus no longer than the training text, on the training text itself.
 """
 from __future__ import annotations
 
@@ -22,39 +16,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bpe_core import BPEError, Settings, train
-from bpe_core.analysis import DropoutDistribution, dropout_distribution
-from bpe_core.families import train_superbpe, train_unigram, train_wordpiece
-from bpe_core.pretokenize import symbols_to_bytes
+from bpe_core import BPEError
+from explorer.data.any_model import AnyModel
+from explorer.families import part, trainable
 
-FAMILIES = ("BPE", "WordPiece", "Unigram", "SuperBPE")
+FAMILIES = trainable()  # names, in the registry's order
 TRAIN_CHARS = 250_000  # characters of the corpus every family trains on (its start)
 HELD_OUT_CHARS = 50_000  # characters after them on which tokens are counted
 MIN_VOCAB, MAX_VOCAB = 100, 8_000  # what the page lets one ask for
-BPE_SETTINGS = Settings(mode="bytes", pretokenizer="o200k")
-LONG_WORD = 100  # longer runs of non-whitespace are left out of training (WordPiece's max_input_chars_per_word)
+LONG_WORD = 100  # longer runs of non-whitespace are left out of training (a longest match's max_input_chars_per_word)
 _LONG_WORD = re.compile(r"\S{%d,}" % (LONG_WORD + 1))
 CACHE_ENTRIES = 4  # trained sets the server keeps (every session shares them)
-
-# The lesson's comparison table (`shared/seeds/`), SuperBPE added from its paper.
-LESSON: dict[str, tuple[str, str, str, str]] = {
-    # family: (direction, selection criterion, encoding, multiple segmentations)
-    "BPE": ("bottom-up merging", "pair frequency", "replay the merges in order", "only with dropout"),
-    "WordPiece": ("bottom-up merging", "likelihood gain of the pair: count(ab) / (count(a) · count(b))",
-                  "greedy longest match", "no"),
-    "Unigram": ("top-down pruning", "likelihood loss from removal", "Viterbi (most probable segmentation)",
-                "natively (n-best, sampling)"),
-    "SuperBPE": ("bottom-up merging, in two phases", "pair frequency; after the transition, pairs may cross spaces",
-                 "replay the merges in order", "only with dropout"),
-}
-BYTE_LEVEL = {"BPE": True, "WordPiece": False, "Unigram": False, "SuperBPE": True}
 
 
 @dataclass(frozen=True)
 class FamilyRun:
     """One family trained: its model (None if it could not train), the seconds it took, the numbers."""
 
-    family: str
+    family: str  # its name
     model: Any
     seconds: float
     error: str = ""
@@ -65,7 +44,7 @@ class FamilyRun:
 
 @dataclass(frozen=True)
 class Families:
-    """The four families trained on one corpus with one vocabulary size."""
+    """Every family trained on one corpus with one vocabulary size."""
 
     runs: tuple[FamilyRun, ...]
     vocab_size: int
@@ -77,8 +56,9 @@ class Families:
     measured_words: int  # whitespace-separated words of the measured text
     long_words: int = 0  # words longer than LONG_WORD characters left out of the training text
 
-    def run(self, family: str) -> FamilyRun:
-        return next(r for r in self.runs if r.family == family)
+    def run(self, name: str) -> FamilyRun:
+        """The run of the family named `name`."""
+        return {r.family: r for r in self.runs}[name]
 
     def tokens_per_word(self, run: FamilyRun) -> float | None:
         return run.tokens / self.measured_words if run.model is not None and self.measured_words else None
@@ -87,7 +67,7 @@ class Families:
 def default_vocab_size(chars: int) -> int:
     """A vocabulary size that shows each family at work: above the 256 bytes, larger for larger corpora.
 
-    At 80% the transition is then above the bytes, so SuperBPE's phase one learns merges.
+    At 80% the transition is then above the bytes, so a phase one learns merges.
 
     >>> default_vocab_size(300), default_vocab_size(10_000), default_vocab_size(5_000_000)
     (400, 500, 2000)
@@ -100,7 +80,7 @@ def default_vocab_size(chars: int) -> int:
 
 
 def transition_size(vocab_size: int, percent: int) -> int:
-    """SuperBPE's transition vocabulary size: `percent` of the vocabulary, at least the 256 bytes.
+    """The vocabulary size where phase two starts: `percent` of the vocabulary, at least the 256 bytes.
 
     >>> transition_size(2000, 80), transition_size(300, 50)
     (1600, 256)
@@ -111,8 +91,8 @@ def transition_size(vocab_size: int, percent: int) -> int:
 def drop_long_words(text: str) -> tuple[str, int]:
     """The text with every run of more than `LONG_WORD` non-whitespace characters made a space, and their number.
 
-    WordPiece encodes such a word as its unknown token anyway, and its trainer's time grows with
-    the square of a word's length (a 20,000-letter word takes it seconds).
+    Encoding by longest match makes such a word its unknown token anyway, and training by pair
+    scores takes time that grows with the square of a word's length (a 20,000-letter word: seconds).
 
     >>> drop_long_words("ok " + "x" * 101 + " fine")
     ('ok   fine', 1)
@@ -137,24 +117,6 @@ def check_request(text: str, vocab_size: int) -> None:
         raise BPEError(f"ask for a vocabulary of {MIN_VOCAB:,} to {MAX_VOCAB:,} tokens, not {vocab_size:,}")
 
 
-def _train_one(family: str, text: str, vocab_size: int, transition: int) -> Any:
-    if family == "BPE":
-        return train([text], BPE_SETTINGS, vocab_size=vocab_size)
-    if family == "WordPiece":
-        return train_wordpiece([text], vocab_size=vocab_size)
-    if family == "Unigram":
-        return train_unigram([text], vocab_size=vocab_size)
-    if 256 < vocab_size <= transition:  # below the bytes, the engine says why
-        raise BPEError(f"the transition ({transition:,}) must be below the vocabulary size ({vocab_size:,}) "
-                       "for phase two to learn anything")
-    return train_superbpe([text], vocab_size=vocab_size, transition=transition, pretokenizer="o200k")
-
-
-def encode(family: str, model: Any, text: str) -> list[str]:
-    """A family's tokens for a text (BPE's `encode` gives an Encoding, the others a list)."""
-    return list(model.encode(text).tokens) if family == "BPE" else list(model.encode(text))
-
-
 def size_note(reached: int, asked: int) -> str:
     """Why a family's vocabulary is not the size asked for, in words ("" when it is).
 
@@ -170,7 +132,7 @@ def size_note(reached: int, asked: int) -> str:
 
 def train_families(text: str, *, vocab_size: int, transition: int,
                    progress: Callable[[int, str], None] | None = None) -> Families:
-    """Train the four families on the corpus's start; `progress(index, family)` before each.
+    """Train every family on the corpus's start; `progress(index, family name)` before each.
 
     A family that cannot train with these settings keeps its message in `error`; the others go on.
     """
@@ -181,18 +143,18 @@ def train_families(text: str, *, vocab_size: int, transition: int,
         raise BPEError(f"every word of the training text is longer than {LONG_WORD} characters: there is nothing "
                        "to train on")
     runs = []
-    for index, family in enumerate(FAMILIES):
+    for index, name in enumerate(FAMILIES):
         if progress is not None:
-            progress(index, family)
+            progress(index, name)
         start = time.perf_counter()
         try:
-            model = _train_one(family, train_text, vocab_size, transition)
+            model = part(name, "families").train_on(train_text, vocab_size=vocab_size, transition=transition)
         except BPEError as exc:
-            runs.append(FamilyRun(family, None, time.perf_counter() - start, error=str(exc)))
+            runs.append(FamilyRun(name, None, time.perf_counter() - start, error=str(exc)))
             continue
         seconds = time.perf_counter() - start
-        runs.append(FamilyRun(family, model, seconds, vocab_size=len(model.vocab),
-                              tokens=len(encode(family, model, measured)),
+        runs.append(FamilyRun(name, model, seconds, vocab_size=len(model.vocab),
+                              tokens=len(model.encode_tokens(measured)),
                               note=size_note(len(model.vocab), vocab_size)))
     return Families(tuple(runs), vocab_size, transition, len(text), len(train_text), measured_on,
                     len(measured), len(measured.split()), long_words)
@@ -223,30 +185,23 @@ class FamiliesCache:
 
 # ---- vocabulary overlap --------------------------------------------------------------------
 
-SPECIALS = frozenset({"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "<unk>"})
+def surface(model: AnyModel, token: str) -> bytes:
+    """The bytes a token stands for (`token_bytes`), the space of a word's start dropped unless it
+    is the whole token: "Ġlow", "##low" and "▁low" are all b"low".
 
-
-def surface(family: str, token: str) -> bytes:
-    """The bytes a token stands for, its word-start or continuation marker dropped.
-
-    Byte-level tokens are decoded ("Ġlow" -> b" low"); then one leading space, "▁" or WordPiece's
-    "##" is removed, unless it is the whole token.
-
-    >>> surface("BPE", "Ġlow"), surface("WordPiece", "##low"), surface("Unigram", "▁low"), surface("Unigram", "▁")
-    (b'low', b'low', b'low', b' ')
+    >>> from bpe_core import Settings, train
+    >>> byte_level = AnyModel.of(train(["low"], Settings(mode="bytes"), merges=0))
+    >>> surface(byte_level, "Ġlow"), surface(byte_level, "Ġ")
+    (b'low', b' ')
     """
-    if BYTE_LEVEL[family]:
-        data = symbols_to_bytes(token)
-    else:
-        data = token.replace("▁", " ").encode("utf-8", errors="surrogatepass")
-        if family == "WordPiece" and token.startswith("##") and len(token) > 2:
-            return data[2:]
+    data = model.token_bytes(token)
     return data[1:] if data.startswith(b" ") and len(data) > 1 else data
 
 
-def surfaces(family: str, model: Any) -> frozenset[bytes]:
-    """The distinct surfaces of a model's vocabulary, special tokens left out."""
-    return frozenset(surface(family, t) for t in model.vocab if t not in SPECIALS)
+def surfaces(model: AnyModel) -> frozenset[bytes]:
+    """The distinct surfaces of a model's vocabulary, its unknown and special tokens left out."""
+    unk = model.unk_token
+    return frozenset(surface(model, t) for t in model.vocab if t != unk and not model.is_special(t))
 
 
 @dataclass(frozen=True)
@@ -265,7 +220,7 @@ class Overlap:
 
 def overlaps(families: Families) -> list[Overlap]:
     """Every pair of trained families (in `FAMILIES` order) compared by surfaces."""
-    sets = {r.family: surfaces(r.family, r.model) for r in families.runs if r.model is not None}
+    sets = {r.family: surfaces(AnyModel.of(r.model)) for r in families.runs if r.model is not None}
     names = [f for f in FAMILIES if f in sets]
     out = []
     for i, a in enumerate(names):
@@ -273,22 +228,3 @@ def overlaps(families: Families) -> list[Overlap]:
             shared = len(sets[a] & sets[b])
             out.append(Overlap(a, b, shared, len(sets[a]) - shared, len(sets[b]) - shared))
     return out
-
-
-# ---- several segmentations of one word ------------------------------------------------------
-
-NBEST = 8
-DROPOUT_P = 0.1
-DROPOUT_SAMPLES = 1_000
-DROPOUT_SEED = 0
-
-
-def unigram_nbest(model: Any, word: str, n: int = NBEST) -> list[tuple[list[str], float, float]]:
-    """Unigram's `n` best segmentations of a word: (pieces, log-probability, share among the n)."""
-    return model.nbest(word, n)
-
-
-def bpe_dropout(model: Any, word: str) -> DropoutDistribution:
-    """BPE-dropout on the word as it stands after a space (" lowest"), seeded: the same every time."""
-    return dropout_distribution(model, " " + word, p=DROPOUT_P, samples=DROPOUT_SAMPLES, seed=DROPOUT_SEED)
-

@@ -1,39 +1,14 @@
 """A token's text, quickly: the text it stands for (bytes of no whole character as a hex group) and
-its shown form, fast enough for a vocabulary of 250,000 tokens; a text's pieces grouped by word. Pure.
+its shown form, fast enough for a vocabulary of 250,000 tokens. Pure.
 
 The shown form is the engine's rule (`bpe_core.analysis.segments`); the shortcuts here give the same
 strings for the common token (plain characters and spaces) without walking it character by character.
 """
 from __future__ import annotations
 
-import re
 import unicodedata
-from collections.abc import Sequence
 
 from bpe_core.analysis import hex_bytes, visible_whitespace
-from explorer.data.family_view import Piece
-
-
-def pieces_by_word(text: str, pieces: Sequence[Piece]) -> list[tuple[str, list[Piece]]]:
-    """The text's words (runs of non-space) with the pieces of the whole text's encoding that spell each.
-
-    A piece belongs to the first word that ends after it starts, so a space a token carries in
-    front (`Ġthe`, `▁the`) goes with the word it precedes; trailing space goes with the last word.
-
-    >>> [(w, [p.token for p in ps]) for w, ps in pieces_by_word("a bc", [Piece("a", 0, 0, 1, False, False),
-    ...     Piece("Ġb", 1, 1, 3, False, False), Piece("c", 2, 3, 4, False, False)])]
-    [('a', ['a']), ('bc', ['Ġb', 'c'])]
-    """
-    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
-    if not words:
-        return []
-    out: list[tuple[str, list[Piece]]] = [(text[start:end], []) for start, end in words]
-    at = 0
-    for piece in pieces:
-        while at < len(words) - 1 and words[at][1] <= piece.start:
-            at += 1
-        out[at][1].append(piece)
-    return [(word, found) for word, found in out if found]
 
 
 def plain(text: str) -> bool:

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 from bpe_core import BPEError, Tokenizer
 from bpe_core.formats import detect_format, dumps_gpt2, dumps_hf, dumps_tokenizer, load_bytes
-from bpe_core.formats.families import family_from_dict, family_of
 from bpe_core.formats.huggingface import WORD_END
-from bpe_core.parts.pipeline import PartsTokenizer
-from explorer.data.any_model import AnyModel, FamilyModel
+from bpe_core.formats.ours import family_from_json, json_family
+from bpe_core.tokenizer_model import TokenizerModel
+from explorer.data.any_model import AnyModel
+from explorer.families import explorer_family
 
 OURS_FILE = "model.json"
 HF_FILE = "tokenizer.json"
@@ -30,9 +31,6 @@ GPT2_ZIP = "gpt2-vocab-merges.zip"
 UPLOAD_TYPES: list[str] | None = None
 SOURCES = {
     "trained": "our JSON",
-    "wordpiece": "our WordPiece JSON",
-    "unigram": "our Unigram JSON",
-    "superbpe": "our SuperBPE JSON",
     "huggingface": "Hugging Face tokenizer.json",
     "gpt2": "GPT-2 vocab.json + merges.txt",
     "tiktoken": "tiktoken rank file",
@@ -51,7 +49,7 @@ class Uploaded:
 
     key: str  # "file:<digest of the files>"
     name: str  # the file names, as the user knows them
-    model: Tokenizer | FamilyModel | PartsTokenizer  # a merge list, our family model, or a tokenizer of parts
+    model: TokenizerModel  # a merge list, a model of another family of ours, or a tokenizer of parts
 
     @property
     def any(self) -> AnyModel:
@@ -78,7 +76,7 @@ class Uploaded:
         """The file's format: a merge list and a tokenizer of parts say where they were read from."""
         source = getattr(self.model, "source", None)
         if not source:
-            return SOURCES[self.family]
+            return f"our {self.any.title} JSON"
         return SOURCES.get(source, source)
 
     @property
@@ -149,12 +147,13 @@ def read_tokenizer_files(files: Sequence[tuple[str, bytes]]) -> tuple[list[Uploa
     return loaded, problems
 
 
-def _load_one(name: str, data: bytes) -> Tokenizer | FamilyModel | PartsTokenizer:
-    """One file: our WordPiece, Unigram or SuperBPE JSON gives its model, anything else `load_bytes`."""
+def _load_one(name: str, data: bytes) -> TokenizerModel:
+    """One file: our JSON of a family beside BPE gives its model, anything else `load_bytes`."""
     if detect_format(name, data) == "bpe-explorer":
         parsed = json.loads(data.decode("utf-8"))  # detection has already parsed it once: it is JSON
-        if family_of(parsed) is not None:
-            return family_from_dict(parsed, name=name)
+        chosen = json_family(parsed, name=name)
+        if chosen.model_class is not Tokenizer:  # BPE's own file is `load_bytes`'s, like any other format
+            return family_from_json(parsed, chosen, name=name)
     return load_bytes(name, data)
 
 
@@ -211,22 +210,26 @@ def export_tokenizer(tok: Tokenizer) -> Exports:
     return Exports(ours, hf, hf_problem, vocab, merges, gpt2_problem)
 
 
-def export_family(model: FamilyModel) -> Exports:
-    """A WordPiece, Unigram or SuperBPE model as our JSON and `tokenizer.json` (the engine's
-    `to_dict` and `to_hf_dict`); GPT-2's two files have no place for these models."""
+def export_family(model: TokenizerModel) -> Exports:
+    """A model of a family beside BPE as our JSON and `tokenizer.json` (the engine's `to_dict` and
+    `to_hf_dict`); GPT-2's two files have no place for it (its folder's `gpt2_note` says why)."""
     ours = _dump(model.to_dict())
     hf, hf_problem = None, ""
     try:
         hf = _dump(model.to_hf_dict())
     except BPEError as exc:
         hf_problem = str(exc)
-    title = AnyModel.of(model).title
-    why = ("GPT-2's files hold byte-level BPE split GPT-2's way, not SuperBPE's phase-two split"
-           if title == "SuperBPE" else f"GPT-2's files hold BPE merges, and {title} has none")
+    why = explorer_family(AnyModel.of(model).family).gpt2_note
     return Exports(ours, hf, hf_problem, None, None, why)
 
 
-def hf_export(model: Tokenizer | FamilyModel | PartsTokenizer) -> bytes:
+def export_model(model: TokenizerModel) -> Exports:
+    """Any trained model's files: a merge list's in every format (`export_tokenizer`), another
+    family's as our JSON and `tokenizer.json` (`export_family`)."""
+    return export_tokenizer(model) if isinstance(model, Tokenizer) else export_family(model)
+
+
+def hf_export(model: TokenizerModel) -> bytes:
     """Any tokenizer as `tokenizer.json`: a merge list through `dumps_hf`, the others through their
     own `to_hf_dict`; a one-line BPEError when the format cannot hold it."""
     if isinstance(model, Tokenizer):
@@ -309,7 +312,8 @@ def hf_round_trip(tok: Tokenizer | AnyModel, hf_json: bytes, text: str) -> Round
         raise BPEError(f"tokenizers could not load or use the exported tokenizer.json: {first_line}") from None
     tokens, ids = _ours(tok, text)
     # The export spells our separate end-of-word symbol as one stand-in character; read it back.
-    marker = isinstance(tok, Tokenizer) and tok.settings.marker
+    obj = tok.model if isinstance(tok, AnyModel) else tok
+    marker = isinstance(obj, Tokenizer) and obj.settings.marker
     their_tokens = [t.replace(WORD_END, "</w>") if marker else t for t in theirs.tokens]
     return RoundTrip(f"tokenizers {tokenizers.__version__}", tokens, ids, their_tokens, list(theirs.ids))
 

@@ -1,28 +1,30 @@
 """Training a corpus into everything the pages draw from. Pure: no Streamlit here.
 
-A `Trained` bundle holds the tokenizer and what the animation needs at every step: the
-compression curve and the corpus's most frequent words (as the tokenizer splits them). The curve
-and the collapse step are the engine's (`bpe_core.analysis.compression`); this module only
-gathers them.
+A `TrainRequest` says what to train; a `Trained` bundle holds the trained model and what the
+animation needs at every step: the compression curve and the corpus's most frequent words (as the
+tokenizer splits them). Each family trains in its own folder (`explorer/families/<name>/training.py`,
+found by `train_corpus`); what a request of it may ask, and how it is said, comes from its
+`explorer.families.ExplorerFamily`.
 """
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from bpe_core import BPEError, Settings, Tokenizer, check_target, first_merges, train_from_counts
-from bpe_core.analysis import Curve, collapse_step, compression_curve
-from bpe_core.pretokenize import count_words, counted_word_text
+from bpe_core import BPEError, Settings, Tokenizer, check_target, first_merges
+from bpe_core.analysis import Curve, collapse_step
+from bpe_core.families.registry import family
+from bpe_core.pretokenize import count_words
 from bpe_core.sources import cut_pieces
-from explorer.data.family_training import train_family
+from explorer.families import explorer_family, part, taking, titles, trainable
 
 Progress = Callable[[int, int], None]  # (done, total): merges made, or bytes of text counted
 
 TARGETS = ("merges", "vocab")
-FAMILIES = ("bpe", "wordpiece", "unigram", "superbpe")
-_UNITS = {"wordpiece": "tokens added", "unigram": "pieces pruned"}
+DEFAULT_FAMILY = "bpe"  # the family of a request that names none (every request before there were families)
+SETTING_OPTIONS = ("mode", "eow", "pretokenizer", "tie_break", "lowercase", "normalization", "min_frequency")
 TOP_WORDS = 40  # words kept for the animation's word panel
 LONG_WORD = 300  # characters of a very long word (a whole text without pre-tokenizer) shown
 COUNT_PIECE_CHARS = 1_000_000  # characters counted between two reports of counting progress
@@ -30,23 +32,25 @@ COUNT_PIECE_CHARS = 1_000_000  # characters counted between two reports of count
 
 @dataclass(frozen=True)
 class TrainRequest:
-    """What to train: engine settings plus a target, a number of merges or a vocabulary size."""
+    """What to train: a family (`explorer.families.trainable`), its settings, and a target: a number
+    of merges or a vocabulary size (the families without the "target" option train to a vocabulary size)."""
 
     settings: Settings = field(default_factory=Settings)
     target: str = "merges"
     amount: int = 10
-    family: str = "bpe"  # one of FAMILIES; every family but bpe trains to a vocabulary size
-    transition: int | None = None  # SuperBPE only: the vocabulary size where phase two starts (None: 90%)
+    family: str = DEFAULT_FAMILY
+    transition: int | None = None  # the families with phases: the vocabulary size where phase two starts (None: 90%)
 
     def __post_init__(self) -> None:
-        if self.family not in FAMILIES:
-            raise BPEError(f"unknown tokenizer family {self.family!r}; choose one of {', '.join(FAMILIES)}")
+        if self.family not in trainable():
+            raise BPEError(f"unknown tokenizer family {self.family!r}; choose one of {', '.join(trainable())}")
         if self.target not in TARGETS:
             raise BPEError(f"unknown target {self.target!r}; choose merges or vocab")
-        if self.family != "bpe" and self.target != "vocab":
+        options = explorer_family(self.family).options
+        if "target" not in options and self.target != "vocab":
             raise BPEError(f"{self.family} trains to a vocabulary size, not to a number of merges")
-        if self.transition is not None and self.family != "superbpe":
-            raise BPEError("only SuperBPE has a transition")
+        if self.transition is not None and "transition" not in options:
+            raise BPEError(f"only {titles(taking('transition'))} has a transition")
         if self.transition is not None and not 256 <= self.transition <= self.amount:
             raise BPEError(f"the transition must be from 256 (the bytes) to the vocabulary size "
                            f"({self.amount:,}), not {self.transition:,}")
@@ -60,118 +64,100 @@ class TrainRequest:
                 self.transition)
 
     def describe(self) -> str:
-        s = self.settings
-        if self.family != "bpe":
-            return describe_family(self)
-        bits = [f"{s.mode} mode"]
-        if s.mode == "word":
-            bits.append(f"end-of-word {s.eow}")
-        else:
-            bits.append(f"pre-tokenizer {s.pretokenizer}")
-        bits.append(f"tie-break {s.tie_break}")
-        if s.lowercase:
-            bits.append("lowercase")
-        if s.normalization != "none":
-            bits.append(s.normalization)
-        if s.min_frequency > 1:
-            bits.append(f"min frequency {s.min_frequency}")
-        bits.append(f"{self.amount:,} merges" if self.target == "merges" else f"vocabulary {self.amount:,}")
-        return ", ".join(bits)
+        """The request in words, as its family says it ("word mode, end-of-word separate, ...")."""
+        describe = explorer_family(self.family).describe
+        return describe(self) if describe is not None else family(self.family).title
 
 
-def describe_family(request: TrainRequest) -> str:
-    """A WordPiece, Unigram or SuperBPE request in words."""
-    s = request.settings
-    bits = [{"wordpiece": "WordPiece", "unigram": "Unigram", "superbpe": "SuperBPE"}[request.family]]
-    if request.family == "wordpiece" and s.lowercase:
-        bits.append("lowercase")
-    if request.family == "superbpe":
-        bits.append("bytes, the paper's pre-tokenizer in phase one")
-        bits.append(f"tie-break {s.tie_break}")
-        if s.min_frequency > 1:
-            bits.append(f"min frequency {s.min_frequency}")
-        bits.append("transition at 90%" if request.transition is None else f"transition {request.transition:,}")
-    bits.append(f"vocabulary {request.amount:,}")
-    return ", ".join(bits)
+def request_for(family_name: str, values: Mapping[str, Any], *, limit: int) -> TrainRequest:
+    """The request `values` ask of a family, keeping only the options it takes (the sidebar turns the
+    others off): settings by `Settings` field name, "target" ("merges" or "vocab") with "merges" or
+    "vocab" its amount, "transition" (0 or None: the engine's 90%). `limit`: the most this app trains
+    for one visitor. A one-line BPEError for what cannot be trained.
 
-
-def family_request(family: str, vocab_size: int, *, limit: int, lowercase: bool = False, tie_break: str = "count-pair",
-                   min_frequency: int = 1, transition: int | None = 0) -> TrainRequest:
-    """A WordPiece, Unigram or SuperBPE request from the sidebar's values, keeping only the settings
-    the family has: WordPiece lowercase; SuperBPE (bytes) tie-break, minimum pair count and the
-    transition (0 or None: the engine's 90%); Unigram none. `limit`: the app's largest vocabulary."""
-    if family not in FAMILIES or family == "bpe":
-        raise BPEError(f"unknown tokenizer family {family!r}; choose one of {', '.join(FAMILIES)}")
-    if vocab_size > limit:
-        raise BPEError(f"a vocabulary of {vocab_size:,} is more than this app trains for one visitor ({limit:,} at "
-                       "most); the command line (python -m bpe_core train) has no such limit")
-    if family == "wordpiece":
-        settings = Settings(lowercase=lowercase)
-    elif family == "superbpe":
-        settings = Settings(mode="bytes", tie_break=tie_break, min_frequency=min_frequency)
-    else:
-        settings = Settings()
-    wanted = (transition or None) if family == "superbpe" else None
-    return TrainRequest(settings, "vocab", vocab_size, family=family, transition=wanted)
-
-
-def progress_status(family: str, done: int, total: int) -> str:
-    """Training progress in words, in true numbers: merges (BPE, SuperBPE), tokens added (WordPiece:
-    each step adds one), pieces pruned (Unigram: each round prunes some of the seed's pieces).
-
-    >>> progress_status("bpe", 5, 10), progress_status("unigram", 300, 1200)
-    ('merge 5 of 10', '300 of 1,200 pieces pruned')
+    >>> request_for("bpe", {"mode": "text", "target": "merges", "merges": 20}, limit=100).describe()
+    'text mode, pre-tokenizer none, tie-break count-pair, 20 merges'
     """
-    if family in _UNITS:
-        return f"{done:,} of {total:,} {_UNITS[family]}"
-    return f"merge {done:,} of {total:,}"
+    if family_name not in trainable():
+        raise BPEError(f"unknown tokenizer family {family_name!r}; choose one of {', '.join(trainable())}")
+    shows = explorer_family(family_name)
+    chosen = {name: values[name] for name in SETTING_OPTIONS if name in shows.options and name in values}
+    settings = Settings(**{**shows.fixed, **chosen})
+    target = values.get("target", "merges") if "target" in shows.options else "vocab"
+    amount = int(values[target])
+    if amount > limit:
+        asked = f"{amount:,} merges" if target == "merges" else f"a vocabulary of {amount:,}"
+        raise BPEError(f"{asked} is more than this app trains for one visitor ({limit:,} at most); "
+                       "the command line (python -m bpe_core train) has no such limit")
+    transition = (int(values.get("transition") or 0) or None) if "transition" in shows.options else None
+    return TrainRequest(settings, target, amount, family=family_name, transition=transition)
+
+
+def family_request(family_name: str, vocab_size: int, *, limit: int, **options: Any) -> TrainRequest:
+    """A request for a vocabulary size (`request_for` with `options` by their names)."""
+    return request_for(family_name, {**options, "target": "vocab", "vocab": vocab_size}, limit=limit)
+
+
+def progress_status(family_name: str, done: int, total: int) -> str:
+    """Training progress in words, in true numbers of what the family's progress counts: merges,
+    tokens added (each step adds one), pieces pruned (each round prunes some of the seed's pieces).
+
+    >>> progress_status("bpe", 5, 10)
+    'merge 5 of 10'
+    >>> [progress_status(name, 300, 1200) for name in trainable()]  # doctest: +ELLIPSIS
+    ['merge 300 of 1,200', '300 of 1,200 tokens added', '300 of 1,200 pieces pruned', ...]
+    """
+    entry = family(family_name)
+    if entry.progress_unit == entry.step_unit + "s":  # it counts its steps: "merge 5 of 10"
+        return f"{entry.step_unit} {done:,} of {total:,}"
+    return f"{done:,} of {total:,} {entry.progress_unit}"
 
 
 @dataclass
 class Trained:
     """A trained tokenizer with what the pages show about it.
 
-    Families (`request.family`): for BPE, `model` is None and `tokenizer` the trained BPE. For
-    SuperBPE, `model` is the `SuperBPEModel` and `tokenizer` its bytes-mode BPE over the same merges
-    (merge trees, ranks, vocabulary; encode text with the model). For WordPiece and Unigram,
-    `tokenizer` is None and `model` the `WordPieceModel` / `UnigramModel`; `steps` counts WordPiece's
-    merge steps and Unigram's pruning rounds; `curve` is WordPiece's corpus tokens after each step
-    (the training's segmentation) and Unigram's tokens of the corpus's most frequent words after
-    each round (`family_training.CURVE_WORDS` of them, Viterbi with that round's pieces);
-    `collapse_step` is None for Unigram and SuperBPE. `story` holds what the Watch page animates
-    (`family_training`: WordPieceStory, UnigramStory, SuperBPEStory; None for BPE).
+    `model` is the trained model of the request's family (a `bpe_core.tokenizer_model.TokenizerModel`),
+    None where `tokenizer` is the trained model itself (a BPE merge list); `tokenizer` is the engine's
+    merge list over the model's merges (merge trees, ranks, vocabulary), None for a model without
+    merges. `steps` counts the merges of that list, else the steps of the model's trace (training
+    steps, pruning rounds); `curve` is the corpus's tokens after each step as the family's training
+    tells them; `collapse_step` None where it is not known. `story` holds what the Watch page plays
+    (the family's `training` module says what; None for a merge list, whose record is its own).
     """
 
-    tokenizer: Tokenizer | None  # None for WordPiece and Unigram
+    tokenizer: Tokenizer | None
     request: TrainRequest
     top_words: list[tuple[str, int]]  # most frequent words (normalized text), most frequent first
     curve: Curve
     collapse_step: int | None  # first step after which every corpus word is one token
     alphabet: int  # base symbols
-    model: Any = None  # the family's model (bpe_core.families), None for BPE
+    model: Any = None  # the family's model, None when `tokenizer` is the model
     story: Any = None  # the family's animation data (see the docstring)
 
     @property
     def family(self) -> str:
-        return getattr(self.request, "family", "bpe")
+        return self.request.family
+
+    @property
+    def tokenizer_model(self) -> Any:
+        """The trained model of any family: `model`, or the merge list that is the model."""
+        return self.model if self.model is not None else self.tokenizer
 
     @property
     def steps(self) -> int:
-        if self.family in ("wordpiece", "unigram"):
-            return len(self.model.trace)
-        return len(self.tokenizer.merges)
+        return len(self.tokenizer.merges) if self.tokenizer is not None else len(self.model.trace)
 
     @property
     def byte_level(self) -> bool:
-        if self.family in ("wordpiece", "unigram"):
-            return False
-        return self.tokenizer.settings.mode == "bytes"
+        return self.tokenizer is not None and self.tokenizer.settings.mode == "bytes"
 
     @property
     def stop_reason(self) -> str:
-        if self.family != "bpe":
+        if self.story is not None:
             return getattr(self.story, "stop_reason", "")
-        return self.tokenizer.training.stop_reason if self.tokenizer.training else ""
+        training = self.tokenizer.training if self.tokenizer is not None else None
+        return training.stop_reason if training else ""
 
     def first_merges(self, merges: int) -> Trained:
         """This bundle as training with only its first `merges` merges would make it, at once.
@@ -179,8 +165,8 @@ class Trained:
         The Compare page's first visit shows the sidebar's tokenizer beside the same one with half
         its merges: cut here in no time, where training again on a large corpus takes seconds.
         """
-        if self.family != "bpe":
-            raise BPEError("only a BPE tokenizer can be cut to its first merges")
+        if not isinstance(self.tokenizer_model, Tokenizer):
+            raise BPEError("only a BPE merge list can be cut to its first merges")
         tokenizer = first_merges(self.tokenizer, merges)
         return replace(self, tokenizer=tokenizer, request=TrainRequest(tokenizer.settings, "merges", merges),
                        curve=self.curve.first(len(tokenizer.merges)), collapse_step=collapse_step(tokenizer.training))
@@ -227,34 +213,33 @@ def count_with_progress(texts: list[str], settings: Settings, progress: Progress
     return counts
 
 
+def count_per_text(texts: Sequence[str], count: Callable[[list[str]], Counter], progress: Progress | None) -> Counter:
+    """The counts of all texts, one text at a time, reporting (bytes counted, bytes in all)."""
+    total = sum(map(_utf8_len, texts))
+    done = 0
+    if progress is not None:
+        progress(0, total)
+    counts: Counter = Counter()
+    for text in texts:
+        counts.update(count([text]))  # Counter.update keeps first appearance order
+        done += _utf8_len(text)
+        if progress is not None:
+            progress(done, total)
+    return counts
+
+
 def train_corpus(
     texts: list[str], request: TrainRequest, *, progress: Progress | None = None,
     count_progress: Progress | None = None,
 ) -> Trained:
-    """Count words, train, and gather the curve and top words. Raises BPEError with a clear message.
+    """Count words, train, and gather what the pages show, as the request's family trains
+    (`explorer/families/<name>/training.py`). Raises BPEError with a clear message.
 
-    `progress(merges done, merges in all)` follows the training; `count_progress(bytes counted,
-    bytes in all)` the counting of the words before it (a large upload takes seconds).
+    `progress(done, in all)` follows the training in the family's own numbers (`progress_status`);
+    `count_progress(bytes counted, bytes in all)` the counting of the words before it (a large
+    upload takes seconds).
     """
-    if request.family != "bpe":
-        parts = train_family(texts, request.family, request.settings, vocab_size=request.amount,
-                             transition=request.transition, progress=progress, count_progress=count_progress)
-        return Trained(tokenizer=parts.tokenizer, request=request, top_words=parts.top_words, curve=parts.curve,
-                       collapse_step=parts.collapse_step, alphabet=parts.alphabet, model=parts.model,
-                       story=parts.story)
-    settings = request.settings
-    counts = count_words(texts, settings) if count_progress is None else count_with_progress(
-        texts, settings, count_progress)
-    if not counts:
+    if not any(text.strip() for text in texts):
         raise BPEError("the corpus is empty (or only whitespace): there is nothing to train on")
-    kwargs = {"merges": request.amount} if request.target == "merges" else {"vocab_size": request.amount}
-    tokenizer = train_from_counts(counts, settings, top_k=10, progress=progress, **kwargs)
-    result = tokenizer.training  # always set for a tokenizer trained here
-    return Trained(
-        tokenizer=tokenizer,
-        request=request,
-        top_words=[(counted_word_text(w, settings), n) for w, n in counts.most_common(TOP_WORDS)],
-        curve=compression_curve(result, counts, settings),
-        collapse_step=collapse_step(result),
-        alphabet=len(result.base),  # the engine refuses a vocabulary smaller than this
-    )
+    trainer = part(request.family, "training")
+    return trainer.train(texts, request, progress=progress, count_progress=count_progress)

@@ -27,7 +27,16 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from bpe_core import BPEError
-from explorer.data.training import Progress, Trained, TrainRequest, counting_status, progress_status, train_corpus
+from explorer.data.training import (
+    DEFAULT_FAMILY,
+    Progress,
+    Trained,
+    TrainRequest,
+    counting_status,
+    progress_status,
+    train_corpus,
+)
+from explorer.families import explorer_family
 
 MAX_TRAININGS = max(1, min(2, os.cpu_count() or 1))  # trainings at once, server-wide
 TIME_LIMIT = 120.0  # seconds one training may run
@@ -43,15 +52,10 @@ def _gib(n: int) -> str:
     return f"{n / 1024**3:.1f} GB" if n >= 1024**3 else f"{n / 1024**2:,.0f} MB"
 
 
-def time_message(seconds: float, family: str = "bpe") -> str:
-    if family != "bpe":  # WordPiece, Unigram and SuperBPE train to a vocabulary size, with no mode to choose
-        return (f"the training took longer than {seconds:,.0f} s, the limit for one training here, and was stopped; "
-                "try a smaller vocabulary size or a smaller corpus")
-    return (
-        f"the training took longer than {seconds:,.0f} s, the limit for one training here, and was stopped; "
-        "try fewer merges, a pre-tokenizer (without one, text and bytes modes treat the whole corpus as "
-        "one word) or a smaller corpus"
-    )
+def time_message(seconds: float, family: str = DEFAULT_FAMILY) -> str:
+    """A training stopped for its time, with what to try for this family."""
+    return (f"the training took longer than {seconds:,.0f} s, the limit for one training here, and was stopped; "
+            f"{explorer_family(family).slow_hint}")
 
 
 def memory_message(limit: int) -> str:

@@ -198,6 +198,26 @@ def compression_figure(
     return figure(data, layout)
 
 
+def compression_under_player(curve: Curve, *, step: int, collapse: int | None, playing: bool,
+                             presenter: bool = False) -> go.Figure:
+    """The compression curve under the player: the step marked only when paused (the browser plays
+    on its own, so the server does not know the step while it plays); no per-word axis without words."""
+    fig = compression_figure(curve, step=step, collapse=collapse, presenter=presenter)
+    words = curve.has_words  # per word means nothing when the whole text is one "word"
+    marker = f"step {step}"
+    keep = [t for t in fig.data if not (playing and t.name == marker) and (words or t.yaxis != "y2")]
+    if len(keep) != len(fig.data):
+        fig.data = keep
+    if playing and fig.layout.shapes:
+        fig.layout.shapes = fig.layout.shapes[1:]  # the step's vertical line
+    if not words:
+        fig.layout.yaxis2 = None
+        for trace in fig.data:
+            if trace.name == marker:
+                trace.hovertext = [f"step {step:,}: {curve.total_tokens[step]:,} tokens"]
+    return fig
+
+
 def _vline(x: float, colour: str, dash: str) -> dict:
     return {
         "type": "line",

@@ -14,12 +14,13 @@ import plotly.graph_objects as go
 
 from bpe_core import Settings, Tokenizer
 from bpe_core.analysis import Column, ComparedToken, Comparison, hex_bytes, visible_whitespace
+from bpe_core.families.registry import family
 from explorer.data.any_model import AnyModel, overlap_keys
-from explorer.data.family_view import FAMILY_TITLES
 from explorer.data.training import Trained, TrainRequest
 from explorer.display.charts import chart_font, figure
 from explorer.display.render import Chip, chip_html, escape, hue
-from explorer.display.vocabulary import superword_marked
+from explorer.display.vocabulary import marked_chip
+from explorer.families import explorer_family
 
 MAX_ENTRIES = 4
 MAX_TEXT = 5_000  # characters compared; four columns of chips for more would be slow to draw
@@ -68,8 +69,8 @@ def short_description(request: TrainRequest) -> str:
     >>> short_description(TrainRequest(Settings(mode="bytes", tie_break="first"), "merges", 20))
     'bytes mode, tie-break first, 20 merges'
     """
-    if request.family != "bpe":  # the families train to a vocabulary size with their own splitting
-        return (f"{FAMILY_TITLES[request.family]}, vocabulary {request.amount:,}"
+    if "mode" not in explorer_family(request.family).options:  # a vocabulary size, the family's own splitting
+        return (f"{family(request.family).title}, vocabulary {request.amount:,}"
                 + (f", transition {request.transition:,}" if request.transition else ""))
     s, defaults = request.settings, Settings(mode=request.settings.mode)
     bits = [f"{s.mode} mode"]
@@ -110,13 +111,12 @@ def token_chip(tok: Tokenizer | AnyModel, text: str, item: ComparedToken, *, as_
     `unknown`: whether the token stands for text the model does not know (None: a merge list's
     unknown id); `special`: an added or special token cut out of the text whole, drawn as its text
     in its own style; `as_hex`: a token with bytes of its own (`AnyModel.draws_bytes`) as those bytes.
-    A SuperBPE superword is underlined in purple.
+    A token its family marks (a superword) is underlined in purple.
     """
     model = as_any(tok)
     birth = model.birth.get(item.token)
     if unknown is None:
-        unk_id = model.tokenizer.unk_id if model.model is None and model.tokenizer is not None else None
-        unknown = unk_id is not None and item.id == unk_id
+        unknown = _is_unknown(model, item.id)
     if unknown:
         chip = chip_html(Chip(text[item.start:item.end] or item.token, token_id=item.id, unknown=True,
                                    unk_label=model.unk_token or "<unk>"), show_id=True)
@@ -128,7 +128,12 @@ def token_chip(tok: Tokenizer | AnyModel, text: str, item: ComparedToken, *, as_
                          show_id=True)
     if item.disputed:  # the outline's rule wants the chip as its direct child
         chip = f'<span class="cmp-disputed" title="the tokenizers cut this part of the text differently">{chip}</span>'
-    return superword_marked(chip) if model.is_superword(item.token) else chip
+    return marked_chip(chip, model.mark) if model.mark is not None and model.is_marked(item.token) else chip
+
+
+def _is_unknown(model: AnyModel, token_id: int) -> bool:
+    unk = model.unk_token
+    return unk is not None and token_id == model.vocab.get(unk)
 
 
 def column_html(tok: Tokenizer | AnyModel, text: str, column: Column, *, as_hex: bool = False,
@@ -180,14 +185,11 @@ CSS = """
 def counts_table(labels: Sequence[str], tokenizers: Sequence[Tokenizer | AnyModel], comparison: Comparison, *,
                  unknown: Sequence[int] | None = None) -> pd.DataFrame:
     """Per tokenizer: family, tokens, characters per token, vocabulary, merges, cuts the others lack,
-    unknowns (`unknown`: counted by the caller from `AnyModel.segment`; else BPE's unknown id)."""
+    unknowns (`unknown`: counted by the caller from `AnyModel.segment`; else the tokens of the unknown id)."""
     models = [as_any(t) for t in tokenizers]
     if unknown is None:
-        unknown = [
-            sum(1 for t in column.tokens if m.tokenizer is not None and m.tokenizer.unk_id is not None
-                and t.id == m.tokenizer.unk_id)
-            for m, column in zip(models, comparison.columns)
-        ]
+        unknown = [sum(1 for t in column.tokens if _is_unknown(m, t.id))
+                   for m, column in zip(models, comparison.columns)]
     return pd.DataFrame(
         {
             "tokenizer": list(labels),
@@ -204,7 +206,7 @@ def counts_table(labels: Sequence[str], tokenizers: Sequence[Tokenizer | AnyMode
 
 def overlap_table(labels: Sequence[str], models: Sequence[AnyModel]) -> pd.DataFrame:
     """Every pair's vocabulary overlap, tokens compared by the text they stand for (`overlap_key`:
-    WordPiece's "##", Unigram's "▁", GPT-2's byte letters and a word-start space read away)."""
+    the markers "##" and "▁", GPT-2's byte letters and the space of a word's start or end read away)."""
     keys = [overlap_keys(m) for m in models]
     rows = []
     for i in range(len(models)):

@@ -1,40 +1,56 @@
-"""The Families page drawn: the comparison table, token chips per family, overlap and n-best tables. Pure.
+"""The Families page drawn: the comparison table, token chips per family, overlap and segmentation tables. Pure.
 
 Every token and word comes from the user's corpus or input, so it goes through `render.token_html`
 or `render.escape` (HTML) or is a plain DataFrame cell (shown as text).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from bpe_core.analysis import DropoutDistribution, token_text
-from bpe_core.families.superbpe import is_superword
-from explorer.data.families import BYTE_LEVEL, FAMILIES, LESSON, LONG_WORD, Families, Overlap, encode
+from bpe_core.families.registry import family
+from explorer.data.any_model import AnyModel
+from explorer.data.families import FAMILIES, LONG_WORD, Families, Overlap
 from explorer.display.render import TOKEN_CAP, escape, hue, token_html
+from explorer.families import taking, titles
 
 MAX_CHIPS = 200  # chips drawn per family for the user's words
 MAX_WORDS_CHARS = 500  # characters of the user's words segmented
+
+
+@dataclass(frozen=True)
+class Segmentations:
+    """A family's several segmentations of one word (`explorer/families/<name>/families.py`).
+
+    `title` heads them (no outside text: Markdown as it is); `table(model, word)` gives the table
+    and a caption under it, or raises a one-line BPEError saying why not (a sentence's clause).
+    """
+
+    title: str
+    table: Callable[[Any, str], tuple[pd.DataFrame, str]]
 
 
 def lesson_frame(families: Families) -> pd.DataFrame:
     """The lesson's table with this corpus's numbers: one row per family."""
     rows = []
     for run in families.runs:
-        direction, criterion, encoding, multiple = LESSON[run.family]
+        entry = family(run.family)
+        lesson = entry.lesson
         per_word = families.tokens_per_word(run)
         rows.append({
-            "Family": run.family,
+            "Family": entry.title,
             "Vocabulary reached": run.vocab_size if run.model is not None else None,
             "Training (s)": round(run.seconds, 3),
             "Tokens": run.tokens if run.model is not None else None,
             "Tokens per word": round(per_word, 3) if per_word is not None else None,
-            "Direction": direction,
-            "Selection criterion": criterion,
-            "Encoding": encoding,
-            "Multiple segmentations": multiple,
+            "Direction": lesson.direction if lesson else None,
+            "Selection criterion": lesson.criterion if lesson else None,
+            "Encoding": lesson.encoding if lesson else None,
+            "Multiple segmentations": lesson.segmentations if lesson else None,
             "Note": run.error or run.note,
         })
     return pd.DataFrame(rows)
@@ -45,34 +61,36 @@ def measured_caption(families: Families) -> str:
     trained = (f"Each family trained on the first {families.train_chars:,} characters of the corpus"
                + (f" (of {families.corpus_chars:,}: the cap keeps the four trainings to seconds)"
                   if families.corpus_chars > families.train_chars else "")
-               + f" to a vocabulary of {families.vocab_size:,}; SuperBPE's transition at {families.transition:,}.")
+               + f" to a vocabulary of {families.vocab_size:,}; {titles(taking('transition'))}'s transition at "
+                 f"{families.transition:,}.")
     where = ("the held-out text after the training text" if families.measured_on == "held-out"
              else "the training text itself (the corpus is no longer than it)")
     if families.long_words:
         n = families.long_words
         trained += (f" {n:,} word{'s' if n != 1 else ''} longer than {LONG_WORD} characters "
                     f"{'were' if n != 1 else 'was'} left out of the training "
-                    "text (WordPiece would encode them as its unknown token, and its training time grows with the "
-                    "square of a word's length).")
+                    "text (encoding by longest match makes each its unknown token, and training by pair scores takes "
+                    "time that grows with the square of a word's length).")
     return (f"{trained} Tokens are counted on {where}: {families.measured_chars:,} characters, "
             f"{families.measured_words:,} words (runs of non-whitespace); tokens per word = tokens / words.")
 
 
-def family_chips_html(family: str, model: Any, text: str) -> tuple[str, int]:
-    """(HTML of the chips of `text` as a family encodes it, the number of tokens); at most MAX_CHIPS drawn."""
-    tokens = encode(family, model, text)
-    byte_level = BYTE_LEVEL[family]
-    vocab = model.vocab
+def family_chips_html(model: Any, text: str) -> tuple[str, int]:
+    """(HTML of the chips of `text` as a family's model encodes it, the number of tokens); at most MAX_CHIPS drawn."""
+    shown = AnyModel.of(model)
+    tokens = shown.encode_tokens(text)
+    byte_level, mark = shown.byte_level, shown.mark
+    vocab = shown.vocab
     chips = []
     for token in tokens[:MAX_CHIPS]:
         token_id = vocab.get(token)
         style = f' style="background:hsl({hue(token_id)},75%,86%)"' if token_id is not None else ""
-        superword = family == "SuperBPE" and is_superword(token)
-        if superword:
+        marked = mark is not None and mark.test(token)
+        if marked:
             style = style[:-1] + ';outline:2px solid #333"'
-        title = escape(f"{family} token {token_text(token, byte_level=byte_level)!r}"
+        title = escape(f"{shown.title} token {token_text(token, byte_level=byte_level)!r}"
                        + (f" · id {token_id}" if token_id is not None else " · unknown")
-                       + (" · superword: it crosses a space" if superword else ""))
+                       + (f" · {mark.name}: {mark.note}" if marked and mark is not None else ""))
         cut = "…" if len(token) > TOKEN_CAP else ""
         kind = "bpe-chip" if token_id is not None else "bpe-chip bpe-unknown"
         chips.append(f'<span class="{kind}"{style} title="{title}">'
@@ -82,17 +100,17 @@ def family_chips_html(family: str, model: Any, text: str) -> tuple[str, int]:
     return f'<span class="bpe-chips">{"".join(chips)}{more}</span>', len(tokens)
 
 
-def segmentation_row_html(family: str, chips: str, tokens: int, words: int) -> str:
-    """One family's line: its name, the chips and the count."""
+def segmentation_row_html(title: str, chips: str, tokens: int, words: int) -> str:
+    """One family's line: its title, the chips and the count."""
     per_word = f"{tokens / words:.2f} per word" if words else "no words"
     return (f'<div class="bpe-row"><span class="bpe-count" style="min-width:7em;text-align:left">'
-            f"<b>{escape(family)}</b></span>{chips}"
+            f"<b>{escape(title)}</b></span>{chips}"
             f'<span class="bpe-count">{tokens:,} tokens, {per_word}</span></div>')
 
 
 def overlap_frame(found: Sequence[Overlap]) -> pd.DataFrame:
     return pd.DataFrame([{
-        "Families": f"{o.first} & {o.second}",
+        "Families": f"{family(o.first).title} & {family(o.second).title}",
         "Shared": o.shared,
         "Only in the first": o.only_first,
         "Only in the second": o.only_second,
@@ -124,4 +142,5 @@ def dropout_frame(dist: DropoutDistribution, limit: int = 8) -> pd.DataFrame:
 
 
 def family_order(families: Families) -> list[str]:
+    """The names of the families that trained, in `FAMILIES` order."""
     return [f for f in FAMILIES if families.run(f).model is not None]

@@ -1,14 +1,17 @@
-"""One frame of the training animation: what happened at step t. Pure: no Streamlit here.
+"""The training animation's frames: what happened at step t, and the player's window format. Pure.
 
 Step t means "after t merges": step 0 is the corpus as single symbols, step t >= 1 shows merge
 rank t - 1 (the t-th merge learned), the pair counts it was chosen from, and the words after it.
+The window format below is every family's; each family builds its windows in
+`explorer/families/<name>/player.py` (BPE's from the helpers here: word histories, passages).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bpe_core import Merge
-from bpe_core.analysis import token_bytes_of
+from bpe_core.analysis import Curve, token_bytes_of
 from explorer.data.training import LONG_WORD, Trained
 from explorer.display.render import TOKEN_CAP, Chip, WordRow, cap_token, token_segments
 
@@ -68,11 +71,26 @@ def build_frame(trained: Trained, step: int, *, words: int = 16) -> Frame:
 # ---- windows of frames for the browser-side player ------------------------------------------
 #
 # The player (explorer/ui/player) plays and scrubs in the browser, so the server sends the frames of
-# a window of steps at once, as plain JSON. Tokens are sent once per window in a table (their
-# display segments, already made readable and capped, and the rank of the merge that made them);
-# frames refer to them by index. A word's segmentation is sent as a history: its pieces at the
-# window's start and each step inside the window that changes them, which one pass of the word's
-# merges gives (`Tokenizer.merge_steps`), instead of encoding every word at every step.
+# a window of steps at once, as plain JSON, in one format for every tokenizer family (each family's
+# `explorer/families/<name>/player.py` builds its windows; the player never knows the family):
+#
+#   {"first": step, "last": step, "tokens": [[shown, birth, mark?], ...], "frames": [frame, ...],
+#    "words": [{"w": text, "n": count, "cut": bool, "h": [[step, [token, ...]], ...]}, ...]}
+#
+# Tokens are sent once per window in the table (`TokenTable`); everything else refers to them by
+# index. A frame (every key but "t" optional):
+#
+#   "t"  the measure: tokens after this step;
+#   "h"  the card's headline (else the labels' `title`, or `start_title` when there is no merge);
+#   "m"  the merge just made: [left, right, token] or [left, right, token, count, vocabulary size];
+#   "c"  chips shown in the card (say, pieces a pruning round removed); "f": facts, short plain strings;
+#   "p"  bars of pair counts [[left, right, count], ...], or "b": any bars [[label, value, shown], ...]
+#        where a label is a list of tokens (drawn "a  +  b") or plain text; the first is the chosen one;
+#   "bt" the bars' title (else the labels'); "x": a passage of the text [start, end, [token, ...]].
+#
+# A word's segmentation is sent as a history: its pieces at the window's start and each step inside
+# the window that changes them. The player's texts that differ by family (the scrub's label, the
+# titles, the notes) come from the family's `labels`, sent with the window.
 
 PASSAGE = 200  # characters of the corpus shown around the merge when the whole text is one "word"
 PASSAGE_TRIES = 4  # occurrences of a merge's token tried before showing the first one anyway
@@ -83,16 +101,19 @@ def passage_mode(trained: Trained) -> bool:
     return not trained.curve.has_words
 
 
-class _Tokens:
-    """The token table of one window: each distinct token once, as [shown, birth rank].
+class TokenTable:
+    """The token table of one window: each distinct token once, as [shown, birth rank, mark?].
 
     `shown` is the token's readable text, or a list of [kind, text] segments when part of it is
-    whitespace, hex bytes or the end-of-word marker (kinds as in `render.token_segments`).
+    whitespace, hex bytes or the end-of-word marker (kinds as in `render.token_segments`). `mark`
+    (a short text, say "superword") is there only for a token `mark` names; the player rings it.
     """
 
-    def __init__(self, trained: Trained) -> None:
-        self.byte_level = trained.byte_level
-        self.birth = trained.tokenizer.birth
+    def __init__(self, births: Mapping[str, int], *, byte_level: bool,
+                 mark: Callable[[str], str | None] | None = None) -> None:
+        self.byte_level = byte_level
+        self.birth = births
+        self.mark = mark
         self.index: dict[str, int] = {}
         self.table: list[list] = []
 
@@ -109,9 +130,41 @@ class _Tokens:
             shown = text  # the common case, sent as a plain string
         else:
             shown = [list(s) for s in segments]
+        entry: list = [shown, self.birth.get(token)]
+        note = self.mark(token) if self.mark is not None else None
+        if note:
+            entry.append(note)
         self.index[token] = len(self.table)
-        self.table.append([shown, self.birth.get(token)])
+        self.table.append(entry)
         return self.index[token]
+
+    def ids(self, tokens: Iterable[str]) -> list[int]:
+        return [self(t) for t in tokens]
+
+
+def history_window(history: Sequence[tuple[int, Sequence[str]]], first: int, last: int) -> list[tuple[int, list[str]]]:
+    """A whole history [(step, pieces), ...] cut to steps `first`..`last`: the pieces held at
+    `first`, then each change inside; an entry equal to the one before is left out.
+
+    >>> history_window([(0, "abc"), (2, ["ab", "c"]), (5, ["abc"])], 3, 9)
+    [(3, ['ab', 'c']), (5, ['abc'])]
+    """
+    out: list[tuple[int, list[str]]] = []
+    for step, pieces in history:
+        if step > last:
+            break
+        if step <= first or not out:
+            out = [(first, list(pieces))]
+        elif list(pieces) != out[-1][1]:
+            out.append((step, list(pieces)))
+    return out
+
+
+def curve_words(curve: Curve) -> int:
+    """How many words a curve's "tokens per word" divides by (0 when it has no words)."""
+    if not curve.has_words or not curve.tokens_per_word or not curve.tokens_per_word[0]:
+        return 0
+    return round(curve.total_tokens[0] / curve.tokens_per_word[0])
 
 
 def word_history(trained: Trained, word: str, first: int, last: int) -> list[list]:
@@ -191,42 +244,30 @@ def passage_at(trained: Trained, step: int, *, width: int = PASSAGE) -> tuple[in
     return fallback
 
 
-def frame_window(trained: Trained, first: int, last: int, *, words: int = 14) -> dict:
-    """The frames of steps `first`..`last` (clamped) as JSON-ready data for the player."""
-    tok = trained.tokenizer
-    steps = trained.steps
-    first, last = clamp_step(first, steps), clamp_step(last, steps)
-    last = max(first, last)
-    tokens = _Tokens(trained)
-    known = tokens.index
+def merge_labels(steps: int) -> dict[str, str]:
+    """The player's texts for a training made of merges (steps 0 to `steps`); a family adds its own.
 
-    def tid(token: str) -> int:  # the table's index of a token; most are known already
-        found = known.get(token)
-        return tokens(token) if found is None else found
+    `{step}` in a text is the step shown, `{s}` an "s" unless it is 1 (the player fills them in).
+    """
+    return {
+        "scrub": f"Merge step (0 to {steps:,}): drag, or use the arrow keys, Home and End",
+        "back": "One merge back",
+        "forward": "One merge forward",
+        "title": f"Step {{step}} of {steps:,}: the merge just made",
+        "start_title": f"Step 0 of {steps:,}: before any merge",
+        "first_merge": " The first merge will be {pair} ({value} times).",
+        "rows": "The corpus's most frequent words after {step} merge{s} (● marks a word this merge changed)",
+        "changed": "changed by this merge",
+        "bars": "Highest pair counts at this step (red: merged)",
+        "start_bars": "Highest pair counts (red: merged next)",
+        "no_bars": "No pair is left to count.",
+        "tokens": "Tokens in the corpus",
+        "base": "base symbol",
+    }
 
-    trace = tok.trace
-    totals = trained.curve.total_tokens
-    frames = []
-    passage = passage_mode(trained)
-    for step in range(first, last + 1):
-        merge = None
-        if step >= 1:
-            m = trace[step - 1]
-            merge = [tid(m.left), tid(m.right), tid(m.token), m.count, m.vocab_size]
-        pairs = tok.top_pairs_at(step - 1 if step >= 1 else 0)
-        frame: dict = {"m": merge, "p": [[tid(a), tid(b), n] for a, b, n in pairs], "t": totals[step]}
-        if passage:
-            found = passage_at(trained, step)
-            if found is not None:
-                start, end, pieces = found
-                frame["x"] = [start, end, [tokens(p) for p in pieces]]
-        frames.append(frame)
-    rows = []
-    if not passage:
-        base = max(0, first - 1)  # one step before, so that "changed at `first`" is known
-        for word, count in trained.top_words[:words]:
-            shown = word[:LONG_WORD]
-            history = word_history(trained, shown, base, last)
-            rows.append({"w": cap_token(shown), "n": count, "cut": len(word) > LONG_WORD,
-                         "h": [[t, [tokens(p) for p in pieces]] for t, pieces in history]})
-    return {"first": first, "last": last, "tokens": tokens.table, "frames": frames, "words": rows}
+
+
+def nothing_learned(name: str, reason: str) -> str:
+    """Why a family's training has nothing to animate, as a sentence."""
+    why = reason or "the settings leave nothing to learn"
+    return f"{name} learned nothing to animate here: {why}. Try a larger vocabulary size or another corpus."

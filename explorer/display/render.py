@@ -110,7 +110,7 @@ class Chip:
     birth: int | None = None
     new: bool = False
     unknown: bool = False
-    unk_label: str = "<unk>"  # the model's own unknown token: WordPiece writes [UNK]
+    unk_label: str = "<unk>"  # the model's own unknown token ("[UNK]" in BERT's vocabulary)
     special: bool = False  # an added or special token (`<s>`), cut out of the text whole
 
 

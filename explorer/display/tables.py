@@ -36,11 +36,11 @@ def merges_table(trace: Sequence[Merge], *, byte_level: bool = False) -> pd.Data
 
 
 def built_table(steps: Sequence[MergeStep], tokenizer: Tokenizer, *, counts: dict[int, int] | None = None,
-                transition: int | None = None) -> pd.DataFrame:
+                phase_one: int | None = None) -> pd.DataFrame:
     """How a word was built: the merges that fired on it, in order, with their training counts.
 
-    `counts`: rank -> count when the tokenizer's own trace lacks them (SuperBPE keeps its trace
-    beside its merge view); `transition`: SuperBPE's number of phase-one merges, adding a phase column.
+    `counts`: rank -> count when the tokenizer's own trace lacks them (a family's merge view, whose
+    model keeps the trace); `phase_one`: how many merges are phase one, adding a phase column.
     """
     byte_level = tokenizer.settings.mode == "bytes"
     trace = tokenizer.trace
@@ -60,9 +60,9 @@ def built_table(steps: Sequence[MergeStep], tokenizer: Tokenizer, *, counts: dic
         "training count": pd.Series([count(s.rank) for s in steps], dtype="Int64"),
         "pieces after": [" ".join(token_text(p, byte_level=byte_level) for p in s.pieces) for s in steps],
     }
-    if transition is not None:
+    if phase_one is not None:
         columns["phase"] = [
-            "1 (within words)" if s.rank < transition else "2 (across spaces)" for s in steps
+            "1 (within words)" if s.rank < phase_one else "2 (across spaces)" for s in steps
         ]
     return pd.DataFrame(columns)
 

@@ -10,19 +10,19 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from bpe_core.analysis import VocabRow, nearly_unused, visible_whitespace
-from explorer.data.any_model import AnyModel
-from explorer.data.family_view import META_SPACE, Piece
+from explorer.data.any_model import AnyModel, Piece
 from explorer.data.token_texts import visible
 from explorer.display.charts import chart_font, figure
-from explorer.display.render import Chip, chip_html
+from explorer.display.render import Chip, chip_html, escape
 from explorer.display.tables import EMPTY  # noqa: F401 - the pages' tables show it for unknown numbers
+from explorer.families import Mark, explorer_family
 
 MAX_PICKER = 5_000  # above this many tokens the life story is picked by id, not from a list
 UNITS = {"chars": "characters", "bytes": "bytes"}
@@ -154,14 +154,14 @@ def default_token(rows: Sequence[VocabRow]) -> int | None:
     return rows[0].id if rows else None
 
 
-# ---- the families beside BPE (WordPiece, Unigram; SuperBPE's extra columns) ---------------------
+# ---- the models without a merge view (the vocabulary list) and marked tokens ------------------
 
 MAX_FAMILY_ROWS = 20_000  # rows of a family's table sent to the browser; search to reach the rest
 FLAGS = {"all": "every token", "continuation": "continuation pieces (##)", "word start": "word starts (▁)",
-         "superword": "superwords", "special": "added and special tokens"}
+         "superword": "superwords", "special": "added and special tokens"}  # a family offers one (`vocab_filter`)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FamilyRow:
     """One vocabulary entry of any family, as the Vocabulary page lists it."""
 
@@ -170,13 +170,14 @@ class FamilyRow:
     shown: str  # as every page shows a token (`token_text`)
     surface: str  # the text it stands for, whitespace visible
     chars: int  # characters of that text
-    continuation: bool  # WordPiece: "##..."
-    superword: bool  # SuperBPE: across a space
+    continuation: bool  # a piece that continues a word ("##...")
+    marked: bool  # a token its family marks (a superword)
     step: int | None  # the training step (or merge) that made it (1-based), when known
-    score: float | None  # Unigram: log-probability; WordPiece: the score of the step that made it
+    score: float | None  # its log-probability, else the score of the step that made it
     n_bytes: int = 0  # bytes of the text it stands for
     special: bool = False  # an added or special token (`<s>`)
     unknown: bool = False  # the unknown token
+    word_start: bool = False  # it stands for text that starts with a space (▁the)
 
 
 def family_rows(model: AnyModel) -> list[FamilyRow]:
@@ -185,40 +186,43 @@ def family_rows(model: AnyModel) -> list[FamilyRow]:
     The token is as the model writes it (`AnyModel.spelled`: a file's `▁the` and `<0xE6>` too, byte
     letters read; the surface column has the text it stands for), whitespace made visible.
     """
-    scores = model.scores
-    trace = model.model.trace if model.family == "wordpiece" else ()
+    scores, step_scores = model.scores, model.step_scores
     birth = model.birth
     unk = model.unk_token
+    # Bound once: this runs for each of up to 250,000 tokens.
+    row_texts, continues, marked, special = model.row_texts, model.is_continuation, model.is_marked, model.is_special
+    get_birth = birth.get
+    n_scores = len(scores) if scores is not None else 0
+    n_steps = len(step_scores)
     out = []
     for token, token_id in sorted(model.vocab.items(), key=itemgetter(1)):
-        spelled, surface = model.texts(token)
-        rank = birth.get(token)
-        score = (scores[token_id] if 0 <= token_id < len(scores) else None) if scores is not None else (
-            trace[rank].score if rank is not None and rank < len(trace) else None)
-        out.append(FamilyRow(token_id, token, spelled, visible(surface),
-                             len(surface), model.is_continuation(token), model.is_superword(token),
-                             None if rank is None else rank + 1, score, len(surface.encode("utf-8", "surrogatepass")),
-                             model.is_special(token), token == unk))
+        spelled, surface, n_bytes = row_texts(token)
+        rank = get_birth(token)
+        if scores is not None:
+            score = scores[token_id] if 0 <= token_id < n_scores else None
+        else:
+            score = step_scores[rank] if rank is not None and rank < n_steps else None
+        out.append(FamilyRow(token_id, token, spelled, visible(surface), len(surface), continues(token),
+                             marked(token), None if rank is None else rank + 1, score, n_bytes,
+                             special(token), token == unk, surface.startswith(" ")))
     return out
 
 
 def family_flags(family: str) -> list[str]:
-    """The filters that mean something for a family."""
-    own = {"wordpiece": "continuation", "unigram": "word start", "superbpe": "superword",
-           "parts": "special"}.get(family)
+    """The filters that mean something for a family: every token, and its own (`vocab_filter`)."""
+    own = explorer_family(family).vocab_filter
     return ["all"] if own is None else ["all", own]
+
+
+_FILTERS = {"continuation": attrgetter("continuation"), "superword": attrgetter("marked"),
+            "word start": attrgetter("word_start"), "special": attrgetter("special")}
 
 
 def family_search(rows: Sequence[FamilyRow], query: str, flag: str = "all") -> list[FamilyRow]:
     """Rows whose token or surface text contains `query` (case-insensitive; a space or `·` match a space)."""
-    if flag == "continuation":
-        rows = [r for r in rows if r.continuation]
-    elif flag == "superword":
-        rows = [r for r in rows if r.superword]
-    elif flag == "word start":
-        rows = [r for r in rows if r.token.startswith(META_SPACE)]
-    elif flag == "special":
-        rows = [r for r in rows if r.special]
+    keep = _FILTERS.get(flag)
+    if keep is not None:
+        rows = [r for r in rows if keep(r)]
     if not query:
         return list(rows)
     q = visible_whitespace(query).casefold()
@@ -227,8 +231,9 @@ def family_search(rows: Sequence[FamilyRow], query: str, flag: str = "all") -> l
 
 
 def family_frame(model: AnyModel, rows: Sequence[FamilyRow], *, limit: int = MAX_FAMILY_ROWS) -> pd.DataFrame:
-    """The first `limit` rows as a table: id, token, surface text, lengths, what is special and the family's
-    own columns (a merge's step and a log-probability wherever the model has them)."""
+    """The first `limit` rows as a table: id, token, surface text, lengths, what is special and what the
+    model has (continuation pieces, the step that made a token and its score, phases, marked tokens,
+    log-probabilities)."""
     rows = rows[:limit]
     columns: dict[str, object] = {
         "id": _whole([r.id for r in rows]),
@@ -241,24 +246,20 @@ def family_frame(model: AnyModel, rows: Sequence[FamilyRow], *, limit: int = MAX
         columns["special"] = [r.special for r in rows]
     if model.unk_token is not None:
         columns["unknown token"] = [r.unknown for r in rows]
-    if model.family == "wordpiece":
-        columns["continuation (##)"] = [r.continuation for r in rows]
-        columns["step"] = _nullable([r.step for r in rows])
+    prefix = model.shows.continuation(model.model)
+    if prefix and any(r.continuation for r in rows):
+        columns[f"continuation ({prefix})"] = [r.continuation for r in rows]
+    if model.birth:
+        columns["step (merge)" if model.merges else "step"] = _nullable([r.step for r in rows])
+    if model.step_scores and model.scores is None:
         columns["score when merged"] = pd.Series([r.score for r in rows], dtype="Float64")
-    elif model.family == "unigram":
+    phase_one = model.phase_one
+    if phase_one is not None:
+        columns["phase"] = _nullable([None if r.step is None else 1 if r.step <= phase_one else 2 for r in rows])
+    if model.mark is not None:
+        columns[model.mark.name] = [r.marked for r in rows]
+    if model.scores is not None:
         columns["log-probability"] = pd.Series([r.score for r in rows], dtype="Float64")
-    elif model.family == "superbpe":
-        columns["step"] = _nullable([r.step for r in rows])
-        transition = model.model.transition
-        columns["phase"] = _nullable([None if r.step is None else 1 if r.step <= transition else 2 for r in rows])
-        columns["superword"] = [r.superword for r in rows]
-    else:  # a tokenizer of parts: what its model has
-        if any(r.continuation for r in rows):
-            columns["continuation"] = [r.continuation for r in rows]
-        if model.merges:
-            columns["step (merge)"] = _nullable([r.step for r in rows])
-        if model.scores is not None:
-            columns["log-probability"] = pd.Series([r.score for r in rows], dtype="Float64")
     return pd.DataFrame(columns)
 
 
@@ -278,30 +279,41 @@ def family_length_histogram(rows: Sequence[FamilyRow], *, presenter: bool = Fals
     return figure(data, layout)
 
 
-def phases_note(transition: int) -> str:
-    """SuperBPE's two phases in a sentence, from its number of phase-one merges.
+def phases_note(phase_one: int) -> str:
+    """A model's two phases in a sentence, from its number of phase-one merges.
 
     >>> phases_note(0)
     'Every merge is phase two (merges that may cross spaces): the transition is at the 256 bytes.'
     """
-    if transition == 0:
+    if phase_one == 0:
         return "Every merge is phase two (merges that may cross spaces): the transition is at the 256 bytes."
-    return (f"Steps 1 to {transition:,} are phase one (merges within words); steps after {transition:,} are "
+    return (f"Steps 1 to {phase_one:,} are phase one (merges within words); steps after {phase_one:,} are "
             "phase two (merges that may cross spaces).")
 
 
+def merge_view_note(model: AnyModel) -> str:
+    """What the merge-list table of a model with phases or marked tokens adds, in a sentence ("" for neither)."""
+    bits = [phases_note(model.phase_one)] if model.phase_one is not None else []
+    if model.mark is not None:
+        marked = sum(1 for token in model.vocab if model.is_marked(token))
+        bits.append(f"{marked:,} tokens are {model.mark.plural}.")
+    return f"{model.title}: " + " ".join(bits) if bits else ""
+
+
 def with_phases(frame: pd.DataFrame, rows: Sequence[VocabRow], model: AnyModel) -> pd.DataFrame:
-    """SuperBPE's table: the BPE table of its merge view with each token's phase and superword flag."""
-    transition = model.model.transition
+    """The merge-list table with each token's phase and whether it is marked, where the model has them."""
     frame = frame.copy()
-    frame["phase"] = _nullable([None if r.rank is None else 1 if r.rank < transition else 2 for r in rows])
-    frame["superword"] = [model.is_superword(r.token) for r in rows]
+    phase_one = model.phase_one
+    if phase_one is not None:
+        frame["phase"] = _nullable([None if r.rank is None else 1 if r.rank < phase_one else 2 for r in rows])
+    if model.mark is not None:
+        frame[model.mark.name] = [model.is_marked(r.token) for r in rows]
     return frame
 
 
 def family_chips_html(model: AnyModel, pieces: Sequence[Piece], text: str) -> str:
     """A text's pieces as chips with ids: coloured by the step that made them where one did, an unknown
-    piece red with the text it stands for, a special one in its own style, a SuperBPE superword
+    piece red with the text it stands for, a special one in its own style, a marked one (a superword)
     underlined in purple."""
     out = []
     for piece in pieces:
@@ -313,11 +325,11 @@ def family_chips_html(model: AnyModel, pieces: Sequence[Piece], text: str) -> st
             spelling, byte_level = model.drawn(piece.token)
             chip = chip_html(Chip(spelling, token_id=piece.token_id, birth=model.birth.get(piece.token),
                                   special=piece.special), byte_level=byte_level, show_id=True)
-        out.append(superword_marked(chip) if piece.superword else chip)
+        out.append(marked_chip(chip, model.mark) if piece.marked and model.mark is not None else chip)
     return f'<span class="bpe-chips">{"".join(out) or "<em>no tokens</em>"}</span>'
 
 
-def superword_marked(chip: str) -> str:
-    """A chip underlined in purple: a SuperBPE superword (inline style: no page CSS needed)."""
-    return (f'<span class="fam-superword" style="display:inline-block;border-bottom:3px solid #7b3fa0;'
-            f'border-radius:4px;padding-bottom:5px" title="a superword: one token across a space">{chip}</span>')
+def marked_chip(chip: str, mark: Mark) -> str:
+    """A chip underlined in purple: a token its family marks (inline style: no page CSS needed)."""
+    return (f'<span class="fam-{escape(mark.name)}" style="display:inline-block;border-bottom:3px solid #7b3fa0;'
+            f'border-radius:4px;padding-bottom:5px" title="{escape(f"a {mark.name}: {mark.note}")}">{chip}</span>')

@@ -1,7 +1,9 @@
-"""The training animation: the browser-side player (explorer/ui/player) and the compression curve.
+"""The training animation of any family: the browser-side player (explorer/ui/player) and a curve.
 
-The browser plays the frames of a window of steps on its own and tells the server (a "view"
-event) when the user pauses, steps, scrubs or changes speed, and when it needs the next window.
+Each family's folder (`explorer.families.part(family, "player")`) builds the player's windows of
+frames, its texts and the chart under it; this module only carries them. The browser plays the
+frames of a window of steps on its own and tells the server (a "view" event) when the user
+pauses, steps, scrubs or changes speed, and when it needs the next window.
 The session state keeps the step, playing and speed, so the link (`?step=`) follows a pause or a
 scrub and other pages can move the player ("jump to the step"): a change the player did not report
 itself is sent to it as a command (a new `seq`).
@@ -16,8 +18,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from bpe_core import BPEError
 from explorer.data.training import Trained
-from explorer.display import charts
-from explorer.display.frames import clamp_step, frame_window, passage_mode
+from explorer.families import part
 from explorer.ui import link, player, state
 
 WORDS_SHOWN = 14
@@ -44,14 +45,19 @@ def follow_jump(page: Any) -> None:
         st.switch_page(page)
 
 
+def frames_of(trained: Trained) -> Any:
+    """The family's player module: its windows, texts, first step and chart."""
+    return part(trained.family, "player")
+
+
 def no_merge_message(trained: Trained) -> str:
     """Why there is nothing to animate, as sentences."""
-    reason = trained.stop_reason
-    if not reason or reason.startswith("reached"):
-        why = "The settings ask for 0 merges: set Merges to 1 or more in the sidebar and press Train."
-    else:
-        why = f"Training stopped before the first merge because {reason}."
-    return f"No merge was learned with these settings, so there is nothing to animate. {why}"
+    return frames_of(trained).empty_message(trained)
+
+
+def clamp(trained: Trained, step: int) -> int:
+    """A step the player can show: from the family's first step to the last."""
+    return max(frames_of(trained).FIRST_STEP, min(int(step), trained.steps))
 
 
 def trained_key(trained: Trained) -> str:
@@ -81,13 +87,13 @@ def _on_view() -> None:
     key = trained_key(trained)
     step = _whole(view.get("step"))
     if step is not None:
-        ss[state.STEP] = clamp_step(step, trained.steps)
+        ss[state.STEP] = clamp(trained, step)
     ss[state.PLAYING] = view.get("playing") is True
     if view.get("speed") in state.SPEEDS:
         ss[state.SPEED] = float(view["speed"])
     need = _whole(view.get("need"))
     if need is not None:
-        ss[state.ANIM_CENTRE] = (key, clamp_step(need, trained.steps), view.get("jump") is True)
+        ss[state.ANIM_CENTRE] = (key, clamp(trained, need), view.get("jump") is True)
         ss[state.ANIM_NEEDED] = True
     ss[state.ANIM_SEEN] = (key, ss[state.STEP], ss[state.PLAYING])
 
@@ -107,7 +113,8 @@ def _window(trained: Trained, key: str, step: int) -> dict | None:
     ss = st.session_state
     if _fragment_rerun() and not ss.pop(state.ANIM_NEEDED, False):
         return None
-    passage = passage_mode(trained)
+    frames = frames_of(trained)
+    passage = frames.measures(trained)["passage"]
     asked = ss.get(state.ANIM_CENTRE)
     centre, jump = (asked[1], asked[2]) if asked and asked[0] == key else (step, False)
     first, last = player.window_bounds(centre, trained.steps, passage=passage, jump=jump)
@@ -116,60 +123,40 @@ def _window(trained: Trained, key: str, step: int) -> dict | None:
     kept = ss.get(state.ANIM_WINDOW)
     if kept and kept[:3] == (key, first, last):
         return kept[3]
-    window = frame_window(trained, first, last, words=WORDS_SHOWN)
+    window = frames.window(trained, first, last, words=WORDS_SHOWN)
     ss[state.ANIM_WINDOW] = (key, first, last, window)
     return window
 
 
 def player_data(trained: Trained, *, presenter: bool) -> dict:
-    """What the player is sent: the step to show (with `seq`), the measures' constants, a window."""
+    """What the player is sent: the step to show (with `seq`), the family's texts, the measures'
+    constants, a window."""
     ss = st.session_state
     key = trained_key(trained)
+    frames = frames_of(trained)
     steps = trained.steps
-    step = clamp_step(ss[state.STEP], steps)
+    step = clamp(trained, ss[state.STEP])
     ss[state.STEP] = step
     playing = bool(ss[state.PLAYING])
     if ss.get(state.ANIM_SEEN) != (key, step, playing):
         ss[state.ANIM_SEQ] = ss.get(state.ANIM_SEQ, 0) + 1  # moved by something else than the player: tell it
         ss[state.ANIM_SEEN] = (key, step, playing)
-    curve = trained.curve
-    passage = passage_mode(trained)
-    result = trained.tokenizer.training
+    measures = frames.measures(trained)  # passage, length, words, characters, unit
     return {
         "id": key,
         "seq": ss[state.ANIM_SEQ],
         "step": step,
+        "first": frames.FIRST_STEP,
         "playing": playing,
         "speed": ss[state.SPEED],
         "speeds": list(state.SPEEDS),
         "steps": steps,
         "presenter": presenter,
-        "passage": passage,
-        "length": sum(len(text) for text, _ in trained.top_words) if passage else 0,
-        "words": (result.word_count if result else 0) if curve.has_words else 0,
-        "characters": curve.characters,
-        "unit": "byte" if trained.byte_level else "character",
-        "prefetch": player.prefetch(passage=passage),
+        **measures,
+        "labels": frames.labels(trained),
+        "prefetch": player.prefetch(passage=measures["passage"]),
         "window": _window(trained, key, step),
     }
-
-
-def _curve(trained: Trained, step: int, *, playing: bool, presenter: bool) -> Any:
-    """The compression curve; the current step is marked only when paused (the browser plays on its own)."""
-    fig = charts.compression_figure(trained.curve, step=step, collapse=trained.collapse_step, presenter=presenter)
-    words = trained.curve.has_words  # per word means nothing when the whole text is one "word"
-    marker = f"step {step}"
-    keep = [t for t in fig.data if not (playing and t.name == marker) and (words or t.yaxis != "y2")]
-    if len(keep) != len(fig.data):
-        fig.data = keep
-    if playing and fig.layout.shapes:
-        fig.layout.shapes = fig.layout.shapes[1:]  # the step's vertical line
-    if not words:
-        fig.layout.yaxis2 = None
-        for trace in fig.data:
-            if trace.name == marker:
-                trace.hovertext = [f"step {step:,}: {trained.curve.total_tokens[step]:,} tokens"]
-    return fig
 
 
 def _animate(trained: Trained, presenter: bool) -> None:
@@ -185,6 +172,6 @@ def _animate(trained: Trained, presenter: bool) -> None:
         return
     player.mount(data, key=state.ANIM_PLAYER, on_view=_on_view)
     step = data["step"]
-    st.plotly_chart(_curve(trained, step, playing=data["playing"], presenter=presenter), key=state.CURVE_CHART,
-                    config={"displayModeBar": False}, width="stretch")
+    fig = frames_of(trained).curve_figure(trained, step, playing=data["playing"], presenter=presenter)
+    st.plotly_chart(fig, key=state.CURVE_CHART, config={"displayModeBar": False}, width="stretch")
     link.write_step(st.query_params, step)

@@ -5,7 +5,7 @@ tested without Streamlit; `read_once`, `sync_url` and `expire_link_notice` apply
 (any mutable mapping). The keys and their defaults live in `state`.
 
 Parameters: corpus (a sample id), text (a small corpus of the user's own), own (upload/paste: a
-corpus the link could not carry), family (bpe when absent), transition (SuperBPE), mode, eow, pre,
+corpus the link could not carry), family (bpe when absent), transition (of the families with phases), mode, eow, pre,
 tie, merges, vocab, lower, norm, minfreq, step
 (the animation's step as on screen: the merges made so far), words, present; for the Tokenize
 page: input (its text, up to 2,000 bytes) and tokenizers (built-in names and "sidebar", by commas).
@@ -17,7 +17,7 @@ from typing import Any
 
 from bpe_core.builtin import builtin_names, is_builtin
 from bpe_core.settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS
-from explorer.data.training import FAMILIES
+from explorer.families import explorer_family, trainable
 from explorer.ui.state import (
     CORPUS,
     DEFAULT_CORPUS,
@@ -109,7 +109,7 @@ def _quoted(name: str, raw: str) -> str:
 
 # URL parameter -> (state key, parse)
 _PARAMS: dict[str, tuple[str, Callable[[str], Any]]] = {
-    "family": (W_FAMILY, _choice(FAMILIES)),
+    "family": (W_FAMILY, _choice(trainable())),
     "transition": (W_TRANSITION, _whole(0, MAX_APP_MERGES, clamp="tokens")),
     "mode": (W_MODE, _choice(MODES)),
     "eow": (W_EOW, _choice(EOW_STYLES)),
@@ -255,7 +255,7 @@ def url_from_values(values: Mapping[str, Any], *, corpus_text: str | None = None
         value = values.get(key, DEFAULTS.get(key))
         if value != DEFAULTS.get(key):
             out[name] = ("1" if value else "0") if isinstance(value, bool) else str(value)
-    if values.get(W_TARGET, "merges") == "vocab" or values.get(W_FAMILY, "bpe") != "bpe":
+    if values.get(W_TARGET, "merges") == "vocab" or not _counts_merges(values.get(W_FAMILY, DEFAULTS[W_FAMILY])):
         out["vocab"] = str(values.get(W_VOCAB, DEFAULTS[W_VOCAB]))
     else:
         out["merges"] = str(values.get(W_MERGES, DEFAULTS[W_MERGES]))
@@ -265,6 +265,11 @@ def url_from_values(values: Mapping[str, Any], *, corpus_text: str | None = None
         out["words"] = str(words)
     _tokenize_params(values, out)
     return out
+
+
+def _counts_merges(name: object) -> bool:
+    """Whether a family can train to a number of merges (the others' links carry a vocabulary size)."""
+    return name in trainable() and "target" in explorer_family(str(name)).options
 
 
 def link_notice(problems: list[str]) -> str:

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.data.family_view import FAMILY_TITLES
+from bpe_core import Tokenizer
+from bpe_core.families.registry import family
 from explorer.data.training import Trained
 from explorer.display.render import as_clause, as_sentence, md_escape
+from explorer.families import explorer_family
 from explorer.ui import state, store
 
 
@@ -41,7 +43,7 @@ def header(title: str, intro: str = "", *, summary: bool = True) -> Trained | No
     if not summary:
         return trained
     st.caption(training_summary(trained))
-    asked = trained.request.amount if trained.request.target == "merges" and trained.family == "bpe" else None
+    asked = trained.request.amount if trained.request.target == "merges" else None
     if trained.stop_reason and not as_clause(trained.stop_reason).startswith("reached"):
         st.info(md_escape(f"Training stopped early: {as_clause(trained.stop_reason)}."))
     elif asked is not None and trained.steps < asked:
@@ -50,53 +52,31 @@ def header(title: str, intro: str = "", *, summary: bool = True) -> Trained | No
 
 
 def training_summary(trained: Trained) -> str:
-    """The sidebar tokenizer in one Markdown line: its corpus, settings and vocabulary."""
+    """The sidebar tokenizer in one Markdown line: its corpus, settings and what its training made."""
     corpus_key = st.session_state[state.TRAINED_FOR][0]
-    if trained.family != "bpe":
-        return family_summary(trained, md_escape(store.corpus_title(corpus_key)))
-    tok = trained.tokenizer
-    return (
-        f"**{md_escape(store.corpus_title(corpus_key))}** · {trained.request.describe()} · "
-        f"{trained.steps:,} merges learned · vocabulary {tok.vocab_size:,} tokens: "
-        f"{trained.alphabet:,} base symbols + {tok.vocab_size - trained.alphabet - bool(tok.unk_token):,} "
-        f"made by merges{' + the unknown token' if tok.unk_token else ''}"
-    )
-
-
-def family_summary(trained: Trained, corpus_title: str) -> str:
-    """A WordPiece, Unigram or SuperBPE tokenizer in one Markdown line (the corpus title escaped)."""
-    family = trained.family
-    vocab = len(trained.model.vocab)
-    if family == "wordpiece":
-        made = f"{trained.steps:,} merge steps · vocabulary {vocab:,} tokens"
-    elif family == "unigram":
-        made = f"{trained.steps:,} pruning rounds · vocabulary {vocab:,} pieces (the unknown token included)"
-    else:
-        phase_two = trained.steps - trained.story.transition
-        made = (f"{trained.steps:,} merges ({trained.story.transition:,} in phase one, {phase_two:,} in phase two) "
-                f"· vocabulary {vocab:,} tokens, {len(trained.model.superwords):,} of them superwords")
-    return f"**{corpus_title}** · {trained.request.describe()} · {made}"
+    made = explorer_family(trained.family).made
+    return (f"**{md_escape(store.corpus_title(corpus_key))}** · {trained.request.describe()}"
+            + (f" · {made(trained)}" if made is not None else ""))
 
 
 def sidebar_family() -> str:
     """The family of the sidebar's tokenizer: the trained bundle's, or the settings' before any."""
     ss = st.session_state
     trained = ss.get(state.TRAINED)
-    return trained.family if trained is not None else ss.get(state.W_FAMILY, "bpe")
+    return trained.family if trained is not None else ss.get(state.W_FAMILY, state.SETTING_DEFAULTS[state.W_FAMILY])
 
 
 def bpe_only(page: str, *, stop: bool = False) -> bool:
-    """On a page about BPE's merges: True when the sidebar's tokenizer is BPE; otherwise one line
+    """On a page about BPE's merge lists: True when the sidebar's tokenizer is one; otherwise one line
     saying so and False. The page still works on BPE where it has its own tokenizers (the
     lessons'); `stop=True`: a page made only of the sidebar's tokenizer stops after the line."""
-    family = sidebar_family()
-    if family == "bpe":
+    entry = family(sidebar_family())
+    if issubclass(entry.model_class, Tokenizer):
         return True
-    title = FAMILY_TITLES.get(family, family)
     if stop:
-        st.info(f"{page} is about BPE's merges, and the sidebar's tokenizer is {title}: choose BPE as the Family "
-                "in the sidebar and press Train to use this page.", icon=":material/info:")
+        st.info(f"{page} is about BPE's merges, and the sidebar's tokenizer is {entry.title}: choose BPE as the "
+                "Family in the sidebar and press Train to use this page.", icon=":material/info:")
         st.stop()
-    st.info(f"{page} is about BPE's merges: the sidebar's {title} tokenizer has no place here, so this page "
+    st.info(f"{page} is about BPE's merges: the sidebar's {entry.title} tokenizer has no place here, so this page "
             "shows BPE as before.", icon=":material/info:")
     return False

@@ -18,7 +18,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bpe_core import BPEError, Settings
-from explorer.data.training import TrainRequest, family_request
+from explorer.data.training import TrainRequest, request_for
+from explorer.families import explorer_family
 
 # ---- values the app owns -------------------------------------------------------------------
 CORPUS = "corpus"  # key of the corpus in use: "sample:seed000", "upload:<digest>", "paste:<digest>"
@@ -54,8 +55,8 @@ W_VOCAB = "w_vocab"
 W_LOWER = "w_lowercase"
 W_NORM = "w_normalization"
 W_MINFREQ = "w_min_frequency"
-W_FAMILY = "w_family"  # "bpe", "wordpiece", "unigram" or "superbpe" (training.FAMILIES)
-W_TRANSITION = "w_transition"  # SuperBPE's transition vocabulary size; 0: the engine's default (90%)
+W_FAMILY = "w_family"  # the name of a family this app trains (`explorer.families.trainable`)
+W_TRANSITION = "w_transition"  # the vocabulary size where phase two starts (the families with phases); 0: 90%
 W_PRESENTER = "w_presenter"
 W_WORDS = "w_words"
 W_TIMELINE = "w_timeline"
@@ -195,18 +196,23 @@ AUD_RUN = "aud_run"  # the button that runs a large audit
 
 # ---- Families (views/families.py): values, widgets ----------------------------------------------
 FAM_VOCAB, FAM_W_VOCAB = "fam_vocab", "fam_w_vocab"  # one vocabulary size for all; None: the corpus's default
-FAM_PERCENT, FAM_W_PERCENT = "fam_percent", "fam_w_percent"  # SuperBPE's transition, % of the vocabulary
+FAM_PERCENT, FAM_W_PERCENT = "fam_percent", "fam_w_percent"  # the transition, % of the vocabulary
 FAM_WORDS, FAM_W_WORDS = "fam_words", "fam_w_words"  # the words segmented by every family
-FAM_WORD, FAM_W_WORD = "fam_word", "fam_w_word"  # the word of Unigram's n-best and BPE-dropout
-FAM_TABLE, FAM_OVERLAP, FAM_NBEST, FAM_DROPOUT = "fam_table", "fam_overlap", "fam_nbest", "fam_dropout"
+FAM_WORD, FAM_W_WORD = "fam_word", "fam_w_word"  # the word segmented several ways
+FAM_TABLE, FAM_OVERLAP = "fam_table", "fam_overlap"
+
+
+def b_fam_several(family: str) -> str:
+    """Key of a family's table of several segmentations of one word on the Families page."""
+    return f"fam_several_{family}"
 
 # ---- every family on Compare, Unseen words, Vocabulary (views/compare.py, unseen.py, vocabulary.py) ---
 CMP_W_FAMILY, CMP_W_TRANSITION = "cmp_family", "cmp_transition"  # the "Train one here" form's family
 CMP_OVERLAP_MEMO = "cmp_overlap_memo"  # (models, DataFrame, labels): the last vocabulary overlap table
-UNS_NBEST, UNS_W_NBEST = "uns_nbest", "uns_w_nbest"  # how many of Unigram's best segmentations are listed
-UNS_WP_TABLE, UNS_NBEST_TABLE = "uns_wp_table_", "uns_nbest_table_"  # + word index: a word's explanation
+UNS_NBEST, UNS_W_NBEST = "uns_nbest", "uns_w_nbest"  # how many best segmentations are listed
+UNS_TABLE = "uns_table_"  # + word index: the table of a word's explanation
 VOC_W_FLAG = "voc_w_flag"  # the family vocabulary's filter: "all", "continuation", "superword", "word start"
-VOC_W_SUPER = "voc_w_super"  # SuperBPE's table: superwords only
+VOC_W_SUPER = "voc_w_super"  # a merge-list table: marked tokens (superwords) only
 VOC_FAM_HIST, VOC_FAM_TABLE, VOC_FAM_MEMO = "voc_fam_hist", "voc_fam_table", "voc_fam_memo"  # memo: (model, rows)
 VOC_FAM_TOKEN = "voc_fam_token"  # id of the family token whose details are shown
 
@@ -217,9 +223,6 @@ ANIM_SEQ = "anim_seq"  # how many times the server moved the player
 ANIM_CENTRE = "anim_centre"  # (trained key, step, jump) the player last asked frames around
 ANIM_WINDOW = "anim_window"  # (trained key, first, last, frames) last sent
 ANIM_NEEDED = "anim_needed"  # the last view event asked for frames
-# The Watch page for WordPiece, Unigram and SuperBPE (ui/family_player.py), beside STEP, PLAYING, SPEED.
-WATCH_W_STEP, WATCH_W_SPEED, WATCH_TICK = "watch_w_step", "watch_w_speed", "watch_tick"  # tick: last advance
-WATCH_CHART, WATCH_CURVE, WATCH_TABLE = "watch_chart", "watch_curve", "watch_table"
 
 # ---- defaults --------------------------------------------------------------------------------
 DEFAULT_CORPUS = "sample:seed000"
@@ -300,49 +303,35 @@ DEFAULTS: dict[str, Any] = {
 FRESH: dict[str, Callable[[], Any]] = {USER_CORPORA: dict, PICK_UPLOADED: dict, TRAIN_CACHE: OrderedDict}
 
 
+# The sidebar's widget of each training option (`training.request_for` names them), and how its value is read.
+OPTION_WIDGETS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "mode": (W_MODE, str), "eow": (W_EOW, str), "pretokenizer": (W_PRETOK, str), "tie_break": (W_TIE, str),
+    "lowercase": (W_LOWER, bool), "normalization": (W_NORM, str), "min_frequency": (W_MINFREQ, int),
+    "target": (W_TARGET, str), "merges": (W_MERGES, int), "vocab": (W_VOCAB, int), "transition": (W_TRANSITION, int),
+}
+
+
 def request_from_values(values: Mapping[str, Any]) -> TrainRequest:
     """The training request the settings ask for. Raises BPEError with a message for the user."""
     get = lambda key: values.get(key, SETTING_DEFAULTS[key])  # noqa: E731
-    family = get(W_FAMILY)
-    if family != "bpe":
-        return family_request(family, int(get(W_VOCAB)), limit=MAX_APP_MERGES, lowercase=bool(get(W_LOWER)),
-                              tie_break=get(W_TIE), min_frequency=int(get(W_MINFREQ)), transition=get(W_TRANSITION))
-    settings = Settings(
-        mode=get(W_MODE),
-        eow=get(W_EOW),
-        pretokenizer=get(W_PRETOK),
-        tie_break=get(W_TIE),
-        lowercase=bool(get(W_LOWER)),
-        normalization=get(W_NORM),
-        min_frequency=int(get(W_MINFREQ)),
-    )
-    target = get(W_TARGET)
-    amount = int(get(W_MERGES) if target == "merges" else get(W_VOCAB))
-    if amount > MAX_APP_MERGES:
-        asked = f"{amount:,} merges" if target == "merges" else f"a vocabulary of {amount:,}"
-        raise BPEError(f"{asked} is more than this app trains for one visitor ({MAX_APP_MERGES:,} at most); "
-                       "the command line (python -m bpe_core train) has no such limit")
-    return TrainRequest(settings, target, amount)
+    options = {name: read(get(key)) for name, (key, read) in OPTION_WIDGETS.items()}
+    return request_for(get(W_FAMILY), options, limit=MAX_APP_MERGES)
 
 
 def values_for_request(request: TrainRequest) -> dict[str, Any]:
-    """The widget values that ask for `request` (the inverse of `request_from_values`)."""
+    """The widget values that ask for `request` (the inverse of `request_from_values`): the family's
+    own options only, the others left as they are."""
     s = request.settings
-    out = {
-        W_MODE: s.mode,
-        W_EOW: s.eow,
-        W_PRETOK: "" if s.pretokenizer == Settings(mode=s.mode).pretokenizer else s.pretokenizer,
-        W_TIE: s.tie_break,
-        W_TARGET: request.target,
-        W_LOWER: s.lowercase,
-        W_NORM: s.normalization,
-        W_MINFREQ: s.min_frequency,
-    }
-    out[W_MERGES if request.target == "merges" else W_VOCAB] = request.amount
-    out[W_FAMILY] = request.family
-    if request.family != "bpe":  # only the settings the family has (training.family_request)
-        out = {key: out[key] for key in (W_FAMILY, W_TARGET, W_VOCAB, W_LOWER, W_TIE, W_MINFREQ)}
+    options = explorer_family(request.family).options
+    out = {W_FAMILY: request.family, W_TARGET: request.target,
+           W_MERGES if request.target == "merges" else W_VOCAB: request.amount}
+    if "pretokenizer" in options:
+        out[W_PRETOK] = "" if s.pretokenizer == Settings(mode=s.mode).pretokenizer else s.pretokenizer
+    if "transition" in options:
         out[W_TRANSITION] = request.transition or 0
+    for name in ("mode", "eow", "tie_break", "lowercase", "normalization", "min_frequency"):
+        if name in options:
+            out[OPTION_WIDGETS[name][0]] = getattr(s, name)
     return out
 
 

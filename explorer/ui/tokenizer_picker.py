@@ -1,7 +1,7 @@
 """The tokenizers the Tokenize, Compare, Vocabulary, Unseen words and BPE-dropout pages can show.
 
 Streamlit glue next to `store`: the sidebar's trained tokenizer (from `store`), tokenizers
-uploaded in this session (our WordPiece, Unigram and SuperBPE files, any tokenizer.json, a
+uploaded in this session (our model.json of any family, any tokenizer.json, a
 SentencePiece model, Tekken), and the built-in ones (`bpe_core.builtin`: GPT-2, cl100k, o200k,
 Llama 3, Qwen 3, and the tokenizers of parts: Mistral, Tekken, DeepSeek V4, Qwen 3.6, gpt-oss),
 each loaded once per process and shared by every session. A built-in whose package is missing
@@ -24,7 +24,6 @@ from bpe_core.analysis import VocabRow, vocabulary_table
 from bpe_core.builtin import builtin_info, builtin_names, is_builtin, load_builtin
 from bpe_core.parts.pipeline import PartsTokenizer
 from explorer.data.any_model import AnyModel
-from explorer.data.family_view import family_of
 from explorer.data.tokenizer_files import Uploaded, read_tokenizer_files
 from explorer.display.render import md_escape
 from explorer.ui import state, store
@@ -129,7 +128,8 @@ def choices(*, builtins: bool = True, families: bool = False) -> dict[str, str]:
     uploads, the built-ins that are no tokenizer of parts).
     """
     trained = st.session_state[state.TRAINED]
-    out = {SIDEBAR: sidebar_label()} if trained is not None and (families or family_of(trained) == "bpe") else {}
+    merge_list = trained is not None and isinstance(trained.tokenizer_model, Tokenizer)
+    out = {SIDEBAR: sidebar_label()} if trained is not None and (families or merge_list) else {}
     out.update({key: item.label for key, item in uploaded().items() if families or item.merge_list})
     if builtins:
         out.update({builtin_key(name): builtin_label(name) for name in builtin_names(parts=families)})
@@ -155,9 +155,9 @@ def model_for(key: str) -> AnyModel:
 def tokenizer_for(key: str) -> Tokenizer:
     """The BPE merge list with this key; BPEError if it is gone, cannot be loaded or is another kind."""
     model = model_for(key)
-    if model.model is not None or model.tokenizer is None:  # a family model, or a tokenizer of parts
+    if not isinstance(model.model, Tokenizer):
         raise BPEError(f"this is a {model.title} tokenizer; this page works on BPE merge lists only")
-    return model.tokenizer
+    return model.model
 
 
 def _or_stop(get, key: str):
@@ -233,7 +233,7 @@ def pick(label: str, widget_key: str, remember: str = state.PICK_EXPLORE, *, fam
     return ss[remember]
 
 
-MERGE_LISTS_ONLY = ("This page replays BPE merge lists, so it offers those only: WordPiece, Unigram and the tokenizers "
+MERGE_LISTS_ONLY = ("This page replays BPE merge lists, so it offers those only: the other families and the tokenizers "
                     "read from a file into parts (DeepSeek V4, Tekken, Mistral, any tokenizer.json) are on the "
                     "Tokenize, Compare, Vocabulary and Unseen words pages.")
 

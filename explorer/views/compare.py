@@ -3,17 +3,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe_core import BPEError, Settings
+from bpe_core import BPEError, Tokenizer
 from bpe_core.analysis import compare_segmentations, token_count_curve
 from bpe_core.builtin import builtin_info, builtin_names
+from bpe_core.families.registry import family
 from bpe_core.settings import EOW_STYLES, MODES, PRETOKENIZERS, TIE_BREAKS
 from explorer.data.any_model import AnyModel, pieces_encoding
-from explorer.data.family_view import FAMILIES, FAMILY_TITLES, family_of
 from explorer.data.tokenizer_files import UPLOAD_TYPES
-from explorer.data.training import TrainRequest, family_request
+from explorer.data.training import TrainRequest, request_for
 from explorer.display import compare as view
 from explorer.display.compare import Entry
 from explorer.display.render import md_escape
+from explorer.families import explorer_family, taking, titles, trainable
 from explorer.ui import page_header, state, store
 from explorer.ui import tokenizer_picker as picker
 
@@ -47,9 +48,9 @@ trained_here = page_header.header(
     "The same text through up to four tokenizers. Red outlines mark where their token boundaries disagree.")
 st.html(view.CSS)
 
-if state.CMP_ENTRIES not in ss:  # first visit: the sidebar's tokenizer and (BPE) the same one with half its merges
+if state.CMP_ENTRIES not in ss:  # first visit: the sidebar's tokenizer and (a merge list) it with half its merges
     ss[state.CMP_ENTRIES] = [view.sidebar_entry()] if trained_here is not None else []
-    if trained_here is not None and family_of(trained_here) == "bpe" and trained_here.steps >= 2:
+    if trained_here is not None and isinstance(trained_here.tokenizer_model, Tokenizer) and trained_here.steps >= 2:
         try:  # cut from the sidebar's training, not trained again (seconds on a large corpus)
             corpus = store.get_corpus(ss[state.TRAINED_FOR][0])
             half = trained_here.first_merges(trained_here.steps // 2)
@@ -81,38 +82,39 @@ with st.expander(f"Add a tokenizer ({in_use} of {view.MAX_ENTRIES} in use)", exp
     with train_tab, st.form(state.CMP_FORM, border=False):
         options = store.corpus_options()
         c0, c1, c2, c3 = st.columns(4)
-        family = c0.selectbox("Family", FAMILIES, format_func=FAMILY_TITLES.get, key=state.CMP_W_FAMILY)
+        chosen = c0.selectbox("Family", trainable(), format_func=lambda name: family(name).title,
+                              key=state.CMP_W_FAMILY)
         corpus_key = c1.selectbox("Corpus", list(options), format_func=lambda k: options.get(k, k),
                                   index=list(options).index(ss[state.CORPUS]) if ss[state.CORPUS] in options else 0)
-        mode = c2.selectbox("Mode (BPE)", MODES, key=state.CMP_W_MODE)
-        merges = c3.number_input("Merges (BPE) or vocabulary size", min_value=0, max_value=state.MAX_INPUT, value=20,
-                                 step=1, key=state.CMP_W_MERGES,
-                                 help="BPE learns this many merges; WordPiece, Unigram and SuperBPE train to this "
-                                      "vocabulary size.")
+        mode = c2.selectbox(f"Mode ({titles(taking('mode'))})", MODES, key=state.CMP_W_MODE)
+        by_size = [name for name in trainable() if name not in taking("target")]
+        merges = c3.number_input(f"Merges ({titles(taking('target'))}) or vocabulary size", min_value=0,
+                                 max_value=state.MAX_INPUT, value=20, step=1, key=state.CMP_W_MERGES,
+                                 help=f"{titles(taking('target'))} learns this many merges; {titles(by_size)} train "
+                                      "to this vocabulary size.")
         c4, c5, c6, c7 = st.columns(4)
         eow = c4.selectbox("End of word (word mode)", EOW_STYLES, key=state.CMP_W_EOW)
         pretok = c5.selectbox("Pre-tokenizer (text, bytes)", ("", *PRETOKENIZERS), key=state.CMP_W_PRETOK,
                               format_func=lambda p: p or "the mode's default")
         tie = c6.selectbox("Tie-break", TIE_BREAKS, key=state.CMP_W_TIE)
-        transition = c7.number_input("Transition (SuperBPE)", min_value=0, max_value=state.MAX_INPUT, value=0, step=1,
-                                     key=state.CMP_W_TRANSITION,
-                                     help="The vocabulary size where SuperBPE's phase two (merges across spaces) "
-                                          "starts; 0: the engine's default, 90% of the vocabulary.")
+        phased = taking("transition")
+        transition = c7.number_input(f"Transition ({titles(phased)})", min_value=0, max_value=state.MAX_INPUT,
+                                     value=0, step=1, key=state.CMP_W_TRANSITION,
+                                     help=" ".join(explorer_family(name).option_help.get("transition", "")
+                                                   for name in phased))
         if st.form_submit_button("Train and add", type="primary", icon=":material/add:"):
             try:
-                if family == "bpe":
-                    request = TrainRequest(Settings(mode=mode, eow=eow, pretokenizer=pretok if mode != "word" else "",
-                                                    tie_break=tie), "merges", int(merges))
-                else:
-                    request = family_request(family, int(merges), limit=state.MAX_APP_MERGES,
-                                             transition=int(transition))
+                asked = {"mode": mode, "eow": eow, "pretokenizer": pretok if mode != "word" else "", "tie_break": tie,
+                         "target": "merges", "merges": int(merges), "vocab": int(merges),
+                         "transition": int(transition)}
+                request = request_for(chosen, asked, limit=state.MAX_APP_MERGES)
                 _train_entry(corpus_key, request, st.empty())
             except BPEError as exc:
                 ss[state.CMP_NOTICE] = f"Could not train: {exc}"
     with upload_tab:
         st.file_uploader("Hugging Face tokenizer.json (any model), a SentencePiece .model, a Tekken JSON, GPT-2 "
-                         "vocab.json + merges.txt (both together), a .tiktoken file or our model.json (BPE, "
-                         "WordPiece, Unigram or SuperBPE)", type=UPLOAD_TYPES,
+                         f"vocab.json + merges.txt (both together), a .tiktoken file or our model.json "
+                         f"({titles(trainable(), 'or')})", type=UPLOAD_TYPES,
                          accept_multiple_files=True,
                          key=state.CMP_W_UPLOAD, on_change=_uploaded)
         picker.show_upload_notice()
@@ -193,23 +195,24 @@ for col, (entry, label, model, _), column, pieces in zip(cols, columns, comparis
                                  special=[p.special for p in pieces]))
         if any(p.special for p in pieces):
             st.caption("Dashed: added or special tokens, cut out of the text whole.")
-        if any(p.superword for p in pieces):
-            st.caption("Underlined in purple: superwords, one token across a space.")
+        if model.mark is not None and any(p.marked for p in pieces):
+            st.caption(f"Underlined in purple: {model.mark.plural}, {model.mark.note}.")
         st.button("Remove", key=state.b_cmp_remove(entry.key), on_click=_remove, args=(entry.key,),
                   icon=":material/close:", type="tertiary")
 
 if len(columns) > 1:
-    held = [m.model or m.tokenizer for m in models]  # the objects themselves: an id could be reused
+    held = [m.model for m in models]  # the objects themselves: an id could be reused
     memo = ss.get(state.CMP_OVERLAP_MEMO)
     if memo is None or len(memo[0]) != len(held) or any(a is not b for a, b in zip(memo[0], held)) \
             or memo[2] != labels:
         memo = ss[state.CMP_OVERLAP_MEMO] = (held, view.overlap_table(labels, models), labels)
-    st.markdown("**Vocabulary overlap:** tokens compared by the text they stand for (WordPiece's ##, Unigram's ▁, "
-                "byte letters and a word-start space read away); unknown tokens left out")
+    st.markdown("**Vocabulary overlap:** tokens compared by the text they stand for (the markers ## and ▁, byte "
+                "letters and the space of a word's start or end read away); unknown tokens left out")
     st.dataframe(memo[1], hide_index=True, width="stretch")
 
 curves = [(label, token_count_curve(model.tokenizer, text, points=view.CURVE_POINTS))
-          for _, label, model, bundle in columns if bundle is not None and model.model is None and model.merge_count]
+          for _, label, model, bundle in columns
+          if bundle is not None and isinstance(model.model, Tokenizer) and model.merge_count]
 if curves:
     st.markdown("**The vocabulary-size question in miniature:** this text's token count with only the first k "
                 "merges of each trained BPE tokenizer")

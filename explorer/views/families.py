@@ -1,20 +1,24 @@
-"""Families: the lesson's table of BPE, WordPiece, Unigram and SuperBPE made live on the session's corpus.
+"""Families: the lesson's table of every family this app trains, made live on the session's corpus.
 
-The four train one after another in the page's thread on the corpus's first
-`families.TRAIN_CHARS` characters (the cap keeps Unigram's pure-Python EM to seconds), and the
-server keeps the last few results for every session (`FamiliesCache`).
+They train one after another in the page's thread on the corpus's first `families.TRAIN_CHARS`
+characters (the cap keeps the slowest, pure-Python EM, to seconds), and the server keeps the last
+few results for every session (`FamiliesCache`). What is particular to a family (how it trains
+here, its several segmentations of a word) comes from its folder (`explorer.families.part`).
 """
 from __future__ import annotations
 
 import streamlit as st
 
 from bpe_core import BPEError
+from bpe_core.families.registry import family
 from explorer.data import families as fam
 from explorer.display import families as view
 from explorer.display.render import as_clause, as_sentence, md_escape
+from explorer.families import explorer_family, part, taking, titles
 from explorer.ui import state, store
 
 ss = st.session_state  # this page's keys are state.FAM_*
+_COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}.get(len(fam.FAMILIES), f"{len(fam.FAMILIES)}")
 
 
 @st.cache_resource(show_spinner=False)
@@ -23,8 +27,8 @@ def _cache() -> fam.FamiliesCache:
 
 
 st.title("Families")
-st.caption("The lesson's comparison of tokenizer families, trained here on your corpus: BPE, WordPiece and "
-           "Unigram, plus SuperBPE, whose second phase merges across spaces. Same text, same vocabulary size.")
+st.caption(f"The lesson's comparison of tokenizer families, trained here on your corpus: {titles(fam.FAMILIES)}. "
+           "Same text, same vocabulary size.")
 try:
     corpus = store.get_corpus(ss[state.CORPUS])
 except BPEError as exc:
@@ -38,12 +42,12 @@ def _write_vocab() -> None:
 
 ss[state.FAM_W_VOCAB] = ss[state.FAM_VOCAB] or fam.default_vocab_size(len(corpus.text))
 a, b = st.columns(2)
-a.number_input(f"Vocabulary size (all four families, {fam.MIN_VOCAB:,} to {fam.MAX_VOCAB:,})",
+a.number_input(f"Vocabulary size (all {_COUNT} families, {fam.MIN_VOCAB:,} to {fam.MAX_VOCAB:,})",
                min_value=fam.MIN_VOCAB, max_value=fam.MAX_VOCAB, step=100, key=state.FAM_W_VOCAB,
                on_change=_write_vocab,
-               help="Byte-level BPE and SuperBPE start from the 256 bytes; WordPiece counts its five special "
-                    "tokens, Unigram its unknown token.")
-b.slider("SuperBPE's transition (% of the vocabulary learned in phase one)", 50, 99, step=1,
+               help="The byte-level families start from the 256 bytes; the others count their special tokens "
+                    "(the unknown token among them).")
+b.slider(f"{titles(taking('transition'))}'s transition (% of the vocabulary learned in phase one)", 50, 99, step=1,
          key=state.FAM_W_PERCENT, on_change=state.bind(ss, state.FAM_W_PERCENT, state.FAM_PERCENT),
          help="Phase one is BPE within words up to this vocabulary size; phase two may merge across spaces. "
               "The paper's best ratio is about 90%.")
@@ -58,9 +62,9 @@ if found is None:
                             else "")
     bar = st.progress(0.0, text="Training…")
 
-    def progress(index: int, family: str) -> None:
+    def progress(index: int, name: str) -> None:
         bar.progress(index / len(fam.FAMILIES), text=md_escape(
-            f"Training {family} ({index + 1} of {len(fam.FAMILIES)}) on {where}…"))
+            f"Training {family(name).title} ({index + 1} of {len(fam.FAMILIES)}) on {where}…"))
 
     try:
         found = fam.train_families(corpus.text, vocab_size=vocab_size, transition=transition, progress=progress)
@@ -73,11 +77,12 @@ if found is None:
 
 st.subheader("The lesson's table, on this corpus")
 st.dataframe(view.lesson_frame(found), hide_index=True, width="stretch", key=state.FAM_TABLE)
-st.caption(view.measured_caption(found) + " BPE here is our engine in bytes mode with GPT-4o's split (o200k); "
-           "SuperBPE's phase one uses the same split, so its first merges are BPE's.")
+notes = [part(name, "families").NOTE for name in fam.FAMILIES]
+st.caption(" ".join([view.measured_caption(found), *filter(None, notes)]))
 for run in found.runs:
     if run.model is None:
-        st.warning(md_escape(f"{run.family} could not train with these settings: {as_clause(run.error)}."))
+        st.warning(md_escape(f"{family(run.family).title} could not train with these settings: "
+                             f"{as_clause(run.error)}."))
 trained = view.family_order(found)
 
 st.subheader("Your words, by each family")
@@ -88,19 +93,20 @@ if len(words) > view.MAX_WORDS_CHARS:
     words = words[:view.MAX_WORDS_CHARS]
 count = len(words.split())
 rows = []
-for family in trained:
-    chips, tokens = view.family_chips_html(family, found.run(family).model, words)
-    rows.append(view.segmentation_row_html(family, chips, tokens, count))
+for name in trained:
+    chips, tokens = view.family_chips_html(found.run(name).model, words)
+    rows.append(view.segmentation_row_html(family(name).title, chips, tokens, count))
 st.html('<div class="bpe-rows">' + "".join(rows) + "</div>")
+marks = [mark for mark in (explorer_family(name).mark for name in fam.FAMILIES) if mark is not None]
 st.caption(f"{count:,} words (runs of non-whitespace); at most {view.MAX_CHIPS:,} tokens drawn per family. "
-           "A space is drawn ·; WordPiece's ## and Unigram's ▁ are the families' own word markers; SuperBPE's "
-           "superwords (tokens that cross a space) are outlined.")
+           "A space is drawn ·; ## and ▁ are the families' own word markers"
+           + "".join(f"; {mark.plural} ({mark.note}) are outlined" for mark in marks) + ".")
 
 st.subheader("Vocabulary overlap")
 st.caption("Two families share a token when the tokens stand for the same text once each family's marker "
-           "is dropped (BPE's and SuperBPE's leading space Ġ, WordPiece's ##, Unigram's ▁, unless the token is "
-           "only that marker); special tokens are left out, and Jaccard = shared / tokens in either. Byte-level "
-           "vocabularies (BPE, SuperBPE) hold all 256 bytes, used or not.")
+           "is dropped (a leading space Ġ or ▁, the ## of a piece inside a word, unless the token is only that "
+           "marker); special tokens are left out, and Jaccard = shared / tokens in either. Byte-level "
+           "vocabularies hold all 256 bytes, used or not.")
 overlaps = fam.overlaps(found)
 if overlaps:
     st.dataframe(view.overlap_frame(overlaps), hide_index=True, width="stretch", key=state.FAM_OVERLAP)
@@ -111,28 +117,19 @@ word = str(ss[state.FAM_WORD]).strip()
 if len(word.split()) != 1 or len(word) > 60:
     st.info("Type one word (no spaces, at most 60 characters).")
     st.stop()
-left, right = st.columns(2, gap="large")
-with left:
-    st.markdown(f"**Unigram: the {fam.NBEST} most probable segmentations**")
-    unigram = found.run("Unigram").model
-    if unigram is None:
-        st.caption("Unigram could not train with these settings.")
-    else:
-        st.dataframe(view.nbest_frame(fam.unigram_nbest(unigram, word)), hide_index=True, width="stretch",
-                     key=state.FAM_NBEST)
-        st.caption("Share of the n best: each one's probability over the sum of the n shown (exp of the "
-                   "log-probability, normalised).")
-with right:
-    st.markdown(f"**BPE-dropout: {fam.DROPOUT_SAMPLES:,} samples at p = {fam.DROPOUT_P}, seed {fam.DROPOUT_SEED}**")
-    bpe = found.run("BPE").model
-    if bpe is None:
-        st.caption("BPE could not train with these settings.")
-    else:
+several = [(name, part(name, "families").SEGMENTATIONS) for name in fam.FAMILIES]
+several = [(name, shown) for name, shown in several if shown is not None]
+for column, (name, shown) in zip(st.columns(len(several), gap="large") if several else [], several):
+    with column:
+        st.markdown(f"**{shown.title}**")
+        model = found.run(name).model
+        if model is None:
+            st.caption(f"{family(name).title} could not train with these settings.")
+            continue
         try:
-            dist = fam.bpe_dropout(bpe, word)
+            table, caption = shown.table(model, word)
         except BPEError as exc:
-            st.info(md_escape(f"Cannot sample: {as_clause(str(exc))}."))
-        else:
-            st.dataframe(view.dropout_frame(dist), hide_index=True, width="stretch", key=state.FAM_DROPOUT)
-            st.caption(f"The word after a space, as BPE sees it in running text; {len(dist.outcomes):,} distinct "
-                       "segmentations, the 8 most frequent shown. The seed makes the samples the same every time.")
+            st.info(md_escape(as_sentence(str(exc))))
+            continue
+        st.dataframe(table, hide_index=True, width="stretch", key=state.b_fam_several(name))
+        st.caption(caption)

@@ -1,6 +1,6 @@
 """Import and export: download the trained tokenizer of any family (and prove the round trip), or upload one
-(BPE in any format, our WordPiece, Unigram or SuperBPE JSON, any tokenizer.json, a SentencePiece model, a
-Tekken JSON) to explore, and download it as tokenizer.json, checked by the real `tokenizers` library."""
+(BPE in any format, our model.json of any family, any tokenizer.json, a SentencePiece model, a Tekken
+JSON) to explore, and download it as tokenizer.json, checked by the real `tokenizers` library."""
 from __future__ import annotations
 
 import pandas as pd
@@ -14,16 +14,11 @@ from explorer.display import charts, tables
 from explorer.display import compare as cmp
 from explorer.display.render import as_sentence, md_escape, token_text
 from explorer.display.vocabulary import family_chips_html
+from explorer.families import explorer_family, titles, trainable
 from explorer.ui import page_header, state, store
 from explorer.ui import tokenizer_picker as picker
 
 TREES_SHOWN = 12
-OURS_HOLDS = {  # what our JSON keeps of each family
-    "bpe": "Everything: settings, merges and the training trace.",
-    "wordpiece": "The vocabulary, its options and every training step with its score.",
-    "unigram": "The pieces with their log-probabilities and every pruning round.",
-    "superbpe": "The merges, the transition and the phase-two rules.",
-}
 ss = st.session_state  # this page's keys are state.IO_*
 
 
@@ -98,15 +93,13 @@ if trained is None:
     st.info("Train a tokenizer in the sidebar first.")
 else:
     model = AnyModel.of_trained(trained)
-    tok = model.tokenizer if model.model is None else model  # what the round trips encode with
     if ss.get(state.IO_EXPORTS) is None or ss[state.IO_EXPORTS][0] is not trained:
-        ss[state.IO_EXPORTS] = (trained, tokenizer_files.export_tokenizer(model.tokenizer) if model.model is None
-                                else tokenizer_files.export_family(model.model))
+        ss[state.IO_EXPORTS] = (trained, tokenizer_files.export_model(model.model))
     exports = ss[state.IO_EXPORTS][1]
     ours_col, hf_col, gpt2_col = st.columns(3, gap="medium")
     with ours_col, st.container(border=True):
         st.markdown("**Our JSON** · `model.json`")
-        st.caption(OURS_HOLDS[model.family] + " Load it here or with `python -m bpe_core`.")
+        st.caption(explorer_family(model.family).ours_holds + " Load it here or with `python -m bpe_core`.")
         st.download_button("Download model.json", exports.ours, tokenizer_files.OURS_FILE, "application/json",
                            key=state.IO_DL_OURS, on_click="ignore", icon=":material/download:")
     with hf_col, st.container(border=True):
@@ -139,7 +132,7 @@ else:
     text = ss[state.IO_TEXT]
     if exports.hf is not None:
         try:
-            trip = tokenizer_files.hf_round_trip(tok, exports.hf, text)
+            trip = tokenizer_files.hf_round_trip(model, exports.hf, text)
         except BPEError as exc:
             st.error(md_escape(as_sentence(str(exc))))
         else:
@@ -172,7 +165,7 @@ else:
     results = []
     for name, files in checks:
         try:
-            again = tokenizer_files.reload_round_trip(tok, files, text)
+            again = tokenizer_files.reload_round_trip(model, files, text)
             results.append((name, again.reader, "yes" if again.ok else "NO"))
         except BPEError as exc:
             results.append((name, "bpe_core.formats", f"could not read: {exc}"))
@@ -180,9 +173,9 @@ else:
 
 # ---- import ----------------------------------------------------------------------------------
 st.subheader("Explore a tokenizer file")
-st.file_uploader("Hugging Face tokenizer.json (any model: BPE, WordPiece, Unigram, WordLevel), a SentencePiece "
-                 ".model, a Tekken JSON, GPT-2 vocab.json + merges.txt (select both), a .tiktoken rank file, or our "
-                 "model.json (BPE, WordPiece, Unigram or SuperBPE)", type=UPLOAD_TYPES,
+st.file_uploader("Hugging Face tokenizer.json (any of its models), a SentencePiece .model, a Tekken JSON, GPT-2 "
+                 "vocab.json + merges.txt (select both), a .tiktoken rank file, or our model.json "
+                 f"({titles(trainable(), 'or')})", type=UPLOAD_TYPES,
                  accept_multiple_files=True, key=state.IO_W_UPLOAD,
                  on_change=_uploaded)
 picker.show_upload_notice()

@@ -56,7 +56,7 @@ st.markdown(
 )
 
 st.header("3. Greedy longest-match instead of BPE")
-st.markdown("BPE replays merges in order. Greedy longest-match (WordPiece's encoder) takes the longest "
+st.markdown("BPE replays merges in order. Greedy longest-match (BERT's encoder) takes the longest "
             "vocabulary piece from the left. Over the same vocabulary they can disagree.")
 _show(mistakes.greedy_rows(plain, ["lower", "lowest", "newer", "slow"]), right="BPE (merges in order)",
       wrong="longest match")

@@ -96,7 +96,7 @@ metrics[4].metric("Only in B", f"{len(overlap.only_b):,}")
 metrics[5].metric("Jaccard", view.jaccard_text(overlap.jaccard),
                   help="Shared tokens over the tokens in either vocabulary.")
 st.caption("This page reads BPE merge lists (trained here, uploaded, or built in); the Compare page's overlap table "
-           "takes any tokenizer, WordPiece, Unigram and files read into parts included.")
+           "takes any tokenizer, every family and the files read into parts included.")
 st.caption("Tokens are compared by the bytes they stand for, so GPT-2's `Ġthe` and a text-mode ` the` are one "
            "token. A token that ends in `</w>` (the end of a word) equals only another such token; `<unk>` and "
            "special tokens equal only themselves and count as 0 bytes long.")

@@ -6,6 +6,7 @@ import hashlib
 import streamlit as st
 
 from bpe_core import BPEError
+from explorer.display import stages as stages_view
 from explorer.display import tokenize as view
 from explorer.display.render import md_escape
 from explorer.ui import link, state, store
@@ -70,7 +71,7 @@ for key in chosen:
     label = options[key]
     try:
         model = picker.model_for(key)
-        held = model.tokenizer if model.model is None else model.model  # the object itself: a wrapper is made anew
+        held = model.model  # the object itself: a wrapper is made anew
         if (key, digest) not in memo or memo[key, digest][0] is not held:  # the sidebar's may have been retrained
             with st.spinner(f"Tokenizing with {label}…"):
                 memo[key, digest] = (held, view.tokenized(model, text))
@@ -95,5 +96,13 @@ for key, label, model, result in shown:
         chips = view.chips_html(model, text, result, as_bytes=ss[state.TOK_AS_BYTES])
         # Many tokens scroll inside their box, so every tokenizer's counts stay in view.
         (st.container(height=CHIPS_HEIGHT, border=False) if len(result.tokens) > SCROLL_AFTER else st).html(chips)
+        with st.expander("Its parts, step by step"):
+            try:
+                frame = stages_view.stages_frame(model, text)
+            except BPEError as exc:  # a model whose parts cannot be built
+                st.info(md_escape(f"Its parts cannot be shown: {exc}"))
+            else:
+                st.caption(md_escape(stages_view.stages_note(text)))
+                st.dataframe(frame, hide_index=True, width="stretch")
 if any(k.startswith("file:") for k in chosen):
     st.caption("Uploaded tokenizers do not travel in the link: whoever opens it sees the others.")

@@ -1,9 +1,10 @@
 """Vocabulary: every token with its numbers, token lengths, nearly unused tokens, and one token's life story.
 
-Any family: BPE and SuperBPE (merges, so life stories and merge trees; SuperBPE's superwords and
-phases marked), WordPiece and Unigram (their own table: continuation pieces, log-probabilities), and a
-tokenizer read from a file into parts (the generic table: the token as written, the text it stands for,
-its length, special and unknown flags, a merge's step and a log-probability where the model has them).
+Any family: a model with the engine's merge view has life stories and merge trees (its phases and
+marked tokens, such as superwords, in their own columns); any other (a family without ranked merges,
+a tokenizer read from a file into parts) has the list of `ui.vocabulary_list`: the token as written,
+the text it stands for, its length, and what the model has (continuation pieces, the training step
+that made it, a log-probability), with each token's details in its family's own terms.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from bpe_core.analysis import life_story
 from explorer.display import charts
 from explorer.display import vocabulary as view
 from explorer.display.render import Chip, chips_html, md_escape
-from explorer.ui import animation, page_header, state, vocabulary_families
+from explorer.ui import animation, page_header, state, vocabulary_list
 from explorer.ui import tokenizer_picker as picker
 
 ss = st.session_state  # this page's keys are state.VOC_*
@@ -34,26 +35,25 @@ def _row_clicked() -> None:
 
 
 page_header.header("Vocabulary",
-                    "Every token: how long it is, the text it stands for and, for the families that merge (BPE, "
-                    "WordPiece, SuperBPE), when it was made; Unigram's pieces come with their log-probability.",
+                    "Every token: how long it is, the text it stands for and, for the families that merge, when it "
+                    "was made; the pieces of a family that prunes come with their log-probability.",
                     summary=False)
 source = picker.pick("Tokenizer", state.VOC_W_SOURCE, families=True)
 if source is None:
     st.stop()
 picker.show_about(source)  # the tokenizer this page shows, which may not be the sidebar's; a built-in's terms
 model = picker.model_or_stop(source)
-if not model.merge_based:  # WordPiece, Unigram, a tokenizer of parts: no life stories to tell
-    vocabulary_families.show(model, source)
+if not model.merge_based:  # no ranked merges, or a tokenizer of parts: no life stories to tell
+    vocabulary_list.show(model, source)
     st.stop()
-tok = model.tokenizer  # BPE's, or SuperBPE's merge view (its vocabulary, ranks and merge trees)
-superbpe = model.family == "superbpe"
+tok = model.tokenizer  # the merge list itself, or a family's merge view (its vocabulary, ranks and merge trees)
 rows = picker.vocab_rows(tok, source)
 byte_level = tok.settings.mode == "bytes"
 by_id = {r.id: r for r in rows}
 has_counts = any(r.uses is not None for r in rows)
-if superbpe:
-    st.caption(md_escape(f"SuperBPE: {view.phases_note(model.model.transition)} {len(model.model.superwords):,} "
-                         "tokens are superwords."))
+own_note = view.merge_view_note(model)
+if own_note:
+    st.caption(md_escape(own_note))
 elif not has_counts:
     st.info(("This tokenizer was published without its training record" if picker.builtin_of(source) else
              "This tokenizer came from a file without a training record") + ": merge counts and uses are unknown.")
@@ -61,12 +61,12 @@ elif not has_counts:
 st.subheader(f"All {len(rows):,} tokens")
 query = st.text_input("Search tokens (a space or · matches a space)", key=state.VOC_W_SEARCH)
 found = view.search(rows, query)
-if superbpe and st.toggle("Superwords only", key=state.VOC_W_SUPER):
-    found = [r for r in found if model.is_superword(r.token)]
+if model.mark is not None and st.toggle(f"{model.mark.plural.capitalize()} only", key=state.VOC_W_SUPER):
+    found = [r for r in found if model.is_marked(r.token)]
 ss[state.VOC_SHOWN_IDS] = [r.id for r in found]
 builtin = picker.builtin_of(source)
 frame = _builtin_frame(builtin) if builtin is not None and not query else view.vocab_frame(found)
-if superbpe:
+if model.phase_one is not None or model.mark is not None:
     frame = view.with_phases(frame, found, model)
 st.dataframe(frame, hide_index=True, width="stretch", height=360, key=state.VOC_W_TABLE,
              on_select=_row_clicked, selection_mode="single-row", placeholder=view.EMPTY)

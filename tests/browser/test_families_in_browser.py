@@ -5,6 +5,7 @@ import pytest
 from browser_helpers import LIVE, shoot
 from playwright.sync_api import expect
 
+from bpe_core.families.registry import family
 from explorer.data import families as fam
 from explorer.ui import state
 from sample_corpora import load_corpus
@@ -23,9 +24,9 @@ def test_four_families_train_on_the_english_sample_and_segment_the_words(page, w
     expect(page.get_by_role("heading", level=1, name="Families")).to_be_visible()
     rows = page.locator(f"{LIVE} .bpe-row")
     expect(rows).to_have_count(4, timeout=120_000)  # one chip row per family, once all four have trained
-    for family in fam.FAMILIES:
-        tokens = len(fam.encode(family, expected.run(family).model, words))
-        row = rows.filter(has=page.get_by_text(family, exact=True))
+    for name in fam.FAMILIES:
+        tokens = len(expected.run(name).model.encode_tokens(words))
+        row = rows.filter(has=page.get_by_text(family(name).title, exact=True))
         expect(row).to_contain_text(f"{tokens:,} tokens, {tokens / len(words.split()):.2f} per word")
         expect(row.locator(".bpe-chip")).to_have_count(tokens)
     cut = f"Each family trained on the first {fam.TRAIN_CHARS:,} characters of the corpus (of {len(text):,}: the cap"

@@ -10,8 +10,8 @@ from browser_helpers import LIVE, shoot
 from playwright.sync_api import expect
 
 from bpe_core.families import train_wordpiece
-from explorer.data.family_explain import unigram_nbest
 from explorer.data.training import family_request, train_corpus
+from explorer.families.unigram.explain import unigram_nbest
 from sample_corpora import load_corpus
 
 pytestmark = pytest.mark.browser
@@ -43,7 +43,7 @@ def test_unseen_words_by_wordpiece_and_unigram(page, warm_server):
     open_page(page, warm_server, "unseen-words", "wordpiece", "Unseen words")
     type_words(page, "Words to encode (split into words as this tokenizer splits text)", "lowest slow")
     expect(page.locator(LIVE).get_by_text("Unknown: no piece of the vocabulary matches at character 1")).to_be_visible()
-    lowest = len(wordpiece.encode("lowest"))
+    lowest = len(wordpiece.encode_tokens("lowest"))
     expect(page.locator(LIVE).get_by_role("heading", name=f"lowest → {lowest} token")).to_be_visible()
     expect(page.locator(f"{LIVE} .bpe-chips").first.locator(".bpe-chip")).to_have_count(lowest)
     expect(page.locator(f"{LIVE} .bpe-unknown")).to_have_count(1)  # "slow" is [UNK] whole
@@ -59,7 +59,8 @@ def test_unseen_words_by_wordpiece_and_unigram(page, warm_server):
     n_best = len(unigram_nbest(unigram, "lowest", 5))
     expect(page.locator(LIVE).get_by_text(f"The {n_best} best segmentation{'s' * (n_best != 1)}", exact=True)
            ).to_be_visible()
-    expect(page.locator(f"{LIVE} .bpe-chips").first.locator(".bpe-chip")).to_have_count(len(unigram.encode("lowest")))
+    chips = page.locator(f"{LIVE} .bpe-chips").first.locator(".bpe-chip")
+    expect(chips).to_have_count(len(unigram.encode_tokens("lowest")))
     expect(page.locator(f"{LIVE} [data-testid=stDataFrame]")).to_have_count(1)
     expect(page.locator(ERROR_BOXES)).to_have_count(0)
     shoot(page, "family-unseen-unigram")
@@ -73,11 +74,11 @@ def test_compare_superbpe_with_gpt2(page, warm_server):
     area.fill(text)
     area.press("Control+Enter")
     expect(page.locator(f"{LIVE} .bpe-chips")).to_have_count(1)
-    expect(page.locator(f"{LIVE} .bpe-chips").first.locator(".bpe-chip")).to_have_count(len(model.encode(text)))
+    expect(page.locator(f"{LIVE} .bpe-chips").first.locator(".bpe-chip")).to_have_count(len(model.encode_tokens(text)))
     page.get_by_role("tab", name="Built-in tokenizers").click()
     page.get_by_role("button", name="Add GPT-2 (gpt2)").click()
     expect(page.locator(f"{LIVE} .bpe-chips")).to_have_count(2, timeout=60_000)
-    superwords = [t for t in model.encode(text) if t in model.superwords]
+    superwords = [t for t in model.encode_tokens(text) if t in model.superwords]
     expect(page.locator(f"{LIVE} .fam-superword")).to_have_count(len(superwords))
     expect(page.locator(LIVE).get_by_text("Vocabulary overlap:", exact=False)).to_be_visible()
     expect(page.locator(ERROR_BOXES)).to_have_count(0)
@@ -114,7 +115,7 @@ def test_import_export_with_wordpiece(page, warm_server, tmp_path):
     expect(page.get_by_text(re.compile(r"^Loaded <b>mine<b>\.json \(our WordPiece JSON\)"))).to_be_visible()
     expect(page.locator(LIVE).get_by_text("broken.json: malformed WordPiece model file")).to_be_visible()
     type_words(page, "How it splits text", "unbelievable believers x")
-    tokens = mine.encode("unbelievable believers x")
+    tokens = mine.encode_tokens("unbelievable believers x")
     expect(page.locator(LIVE).get_by_text(f"{len(tokens)} tokens.", exact=True)).to_be_visible()
     expect(page.locator(f"{LIVE} .bpe-chips").last.locator(".bpe-chip")).to_have_count(len(tokens))
     expect(page.locator("b", has_text="mine")).to_have_count(0)  # the file name is text, not markup

@@ -65,3 +65,15 @@ def test_a_200k_vocabulary_shows_on_the_vocabulary_page(page, server):
             page.locator(f"[data-testid=stMain] {LIVE} [data-testid=stSelectbox]").first.click()
             page.get_by_role("option", name=re.compile(r"^Trained here")).click()
             expect(page.get_by_role("heading", name="All 22 tokens")).to_be_visible()
+
+
+def test_a_tokenizers_parts_step_by_step(page, server):
+    """DeepSeek V4's tokenizer.json: its expander lists its parts and what each made of the text."""
+    query = urlencode({"input": "Hello  world, 12345 日本", "tokenizers": "deepseek_v4"})
+    page.goto(f"{server}/tokenize?{query}")
+    expect(chips(page)).to_have_count(1, timeout=60_000)
+    expander = page.locator("[data-testid=stMain] [data-testid=stExpander]").filter(has_text="Its parts, step by step")
+    expander.get_by_text("Its parts, step by step").click()
+    expect(expander.locator("[data-testid=stDataFrame]")).to_be_visible(timeout=30_000)
+    expect(page.locator(LIVE).get_by_text("Each part of the tokenizer in the order text meets it")).to_be_visible()
+    shoot(page, "tokenize-parts")

@@ -137,13 +137,23 @@ def test_hf_import_of_files_tokenizers_wrote(tmp_path, make):
 
 
 def test_hf_import_maps_settings(tmp_path):
-    hf_suffix_model(nfkc_lowercase=True).save(str(tmp_path / "suffix.json"))
     hf_byte_level_model().save(str(tmp_path / "bytes.json"))
-    suffix, byte_level = load_hf(tmp_path / "suffix.json"), load_hf(tmp_path / "bytes.json")
-    assert suffix.settings == Settings(eow="suffix", normalization="NFKC", lowercase=True)
-    assert suffix.unk_token == "<unk>"
+    byte_level = load_hf(tmp_path / "bytes.json")
     assert (byte_level.settings.mode, byte_level.settings.pretokenizer) == ("bytes", "gpt2")
     assert byte_level.vocab["<s>"] == 0 and byte_level.unk_token is None
+
+
+def test_whitespace_split_file_reads_exactly(tmp_path):
+    """`WhitespaceSplit` keeps U+001C..U+001F inside a word, where word mode breaks: such a file
+    is no merge-list tokenizer, and `load_any` reads it as parts, with `tokenizers`' ids."""
+    model = hf_suffix_model(nfkc_lowercase=True)
+    model.save(str(tmp_path / "suffix.json"))
+    with pytest.raises(BPEError, match="pre-tokenizer WhitespaceSplit has no equivalent"):
+        load_hf(tmp_path / "suffix.json")
+    ours = load_any(tmp_path / "suffix.json")
+    assert not isinstance(ours, Tokenizer)
+    for text in ["low\x1clower newest", "Lowest\x1f \x1dwidest\u3000x", "ＮＥＷ"]:
+        assert ours.encode_ids(text) == model.encode(text, add_special_tokens=False).ids, text
 
 
 def hf_file(tmp_path: Path, change) -> Path:

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bpe_core.families.unigram_part import Unigram
 from bpe_core.formats.sentencepiece import load_sentencepiece, sentencepiece_from_bytes
 from bpe_core.formats.sentencepiece_proto import (
     BPE,
@@ -23,7 +24,6 @@ from bpe_core.formats.sentencepiece_proto import (
     parse_model_proto,
 )
 from bpe_core.parts.precompiled import tiny_charsmap
-from bpe_core.parts.unigram import Unigram
 from bpe_core.settings import BPEError
 from tests.conftest import require
 from tests.core.sentencepiece_helpers import EDGES, MISTRAL, assert_same, spm, trained
@@ -111,7 +111,7 @@ def test_unigram_keeps_sentencepieces_float_arithmetic():
     """sentencepiece sums path scores in 32-bit floats and rebases them past 100,000. After
     60,000 "x" the two readings of "ab" tie in float (the first found, "ab", wins) though "a b"
     is better by 0.001; past the rebase they no longer tie. A Unigram in 64-bit floats, as
-    `tokenizers` has it (bpe_core.parts.unigram), picks "a b" every time: this is why
+    `tokenizers` has it (bpe_core.families.unigram_part), picks "a b" every time: this is why
     sentencepiece models have their own Unigram here."""
     pieces = [("<unk>", 0, UNK), ("x", -1.0), ("a", -1.5), ("b", -1.5), ("ab", -3.001)]
     data = model(pieces, model_type=UNIGRAM)

@@ -80,7 +80,7 @@ def test_by_the_way_pins_both_phases_and_the_word_limit() -> None:
     assert [s.phase for s in tok.trace] == [1] * 6 + [2] * 5
     assert [s.superword for s in tok.trace] == [False] * 6 + [True] * 5
     assert [s.count for s in tok.trace] == [3] * 9 + [2, 2]
-    assert tok.encode("by the way") == ["byĠtheĠway"]
+    assert tok.encode_tokens("by the way") == ["byĠtheĠway"]
     assert tok.encode_with_spans("x by the way") == [("x", 0, 1), ("ĠbyĠtheĠway", 1, 12)]
 
 
@@ -195,7 +195,7 @@ def test_round_trip_is_exact(model: SuperBPEModel, text: str) -> None:
     ids = model.encode_ids(text)
     assert model.decode(ids) == text
     spans = model.encode_with_spans(text)
-    assert [t for t, _, _ in spans] == model.encode(text) == [model.tokenizer.id_to_token[i] for i in ids]
+    assert [t for t, _, _ in spans] == model.encode_tokens(text) == [model.tokenizer.id_to_token[i] for i in ids]
     assert all(0 <= s < e <= len(text) for _, s, e in spans)
 
 
@@ -203,7 +203,7 @@ def test_round_trip_is_exact(model: SuperBPEModel, text: str) -> None:
 @given(text=ANY_TEXT)
 def test_export_encodes_identically_in_tokenizers(model: SuperBPEModel, hf_model: object, text: str) -> None:
     found = hf_model.encode(text)  # type: ignore[attr-defined]
-    assert (found.tokens, found.ids) == (model.encode(text), model.encode_ids(text))
+    assert (found.tokens, found.ids) == (model.encode_tokens(text), model.encode_ids(text))
 
 
 def test_export_matches_on_held_out_prose(model: SuperBPEModel, hf_model: object, english: tuple[str, str]) -> None:

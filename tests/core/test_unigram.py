@@ -71,10 +71,10 @@ def test_segmentations_and_viterbi_by_enumeration() -> None:
     model = toy()
     # "▁ab": ▁a+b = -3, ▁+ab = -6, ▁+a+b = -8: the best is listed and chosen
     assert sorted(segmentations("▁ab", set(model.pieces))) == [("▁", "a", "b"), ("▁", "ab"), ("▁a", "b")]
-    assert model.encode("ab") == ["▁a", "b"]
+    assert model.encode_tokens("ab") == ["▁a", "b"]
     # ties: "▁" + "ab" and "▁a" + "b" both -5 here, and the longer last piece wins, as in tokenizers
     tie = UnigramModel([("<unk>", 0.0), ("▁a", -2.0), ("b", -3.0), ("▁", -2.0), ("ab", -3.0), ("a", -9.0)])
-    assert tie.encode("ab") == ["▁", "ab"]
+    assert tie.encode_tokens("ab") == ["▁", "ab"]
 
 
 def test_tokenizers_breaks_viterbi_ties_as_we_do() -> None:
@@ -84,8 +84,8 @@ def test_tokenizers_breaks_viterbi_ties_as_we_do() -> None:
                         ("b", -1.0), ("ab", -3.0)])
     hf = tokenizers.Tokenizer.from_str(json.dumps(tie.to_hf_dict()))
     for text in ("aaaa", "aab", "abab a"):
-        assert hf.encode(text).tokens == tie.encode(text), text
-    assert tie.encode("aaaa") == ["▁aa", "aa"]
+        assert hf.encode(text).tokens == tie.encode_tokens(text), text
+    assert tie.encode_tokens("aaaa") == ["▁aa", "aa"]
 
 
 def test_unknown_characters_fuse_and_keep_their_text() -> None:
@@ -136,7 +136,7 @@ def test_nbest_lists_segmentations_by_probability() -> None:
     assert [logp for _, logp, _ in best] == [-3.0, -6.0, -8.0]
     z = math.exp(-3) + math.exp(-6) + math.exp(-8)
     assert [p for _, _, p in best] == pytest.approx([math.exp(-3) / z, math.exp(-6) / z, math.exp(-8) / z])
-    assert model.nbest("ab", 1)[0][0] == model.encode("ab")
+    assert model.nbest("ab", 1)[0][0] == model.encode_tokens("ab")
     assert [p for p, _, _ in model.nbest("ab ab", 2)] == [["▁a", "b", "▁a", "b"], ["▁a", "b", "▁", "ab"]]
 
 
@@ -176,7 +176,7 @@ def test_token_count_within_two_percent_of_tokenizers_and_sentencepiece(tmp_path
         character_coverage=1.0, normalization_rule_name="identity", remove_extra_whitespaces=False,
         bos_id=-1, eos_id=-1, num_threads=1, minloglevel=2)
     sp = spm.SentencePieceProcessor(model_file=str(tmp_path / "sp.model"))
-    n_ours = sum(len(ours.encode(line)) for line in held)
+    n_ours = sum(len(ours.encode_tokens(line)) for line in held)
     n_hf = sum(len(e.ids) for e in hf.encode_batch(held))
     n_sp = sum(len(ids) for ids in sp.encode(held))
     message = f"held-out tokens: ours {n_ours}, tokenizers {n_hf}, sentencepiece {n_sp}"

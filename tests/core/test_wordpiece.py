@@ -61,7 +61,7 @@ def test_hand_worked_example() -> None:
     ]
     assert model.trace[0].exact_score == Fraction(1, 20) and model.trace[0].score == 0.05
     assert all(step.added for step in model.trace)
-    assert model.encode("hugs bugs thug") == ["hugs", "bu", "##gs", "[UNK]"]
+    assert model.encode_tokens("hugs bugs thug") == ["hugs", "bu", "##gs", "[UNK]"]
 
 
 def test_vocabulary_target_counts_special_tokens() -> None:
@@ -121,7 +121,7 @@ def test_greedy_longest_match_and_unknown_words() -> None:
         ("a", 11, 12), ("##a", 12, 13), ("##a", 13, 14), ("##a", 14, 15), ("##a", 15, 16),
         ("[UNK]", 17, 23),  # six characters: over max_input_chars_per_word
     ]
-    assert model.encode("cab abd") == ["c", "##ab", "[UNK]"]  # "d" is unknown: the whole word is
+    assert model.encode_tokens("cab abd") == ["c", "##ab", "[UNK]"]  # "d" is unknown: the whole word is
     assert model.decode(model.encode_ids("cab ab. x")) == "cab ab. [UNK]"
 
 
@@ -157,7 +157,7 @@ def test_tokenizers_encodes_exactly_as_we_do(corpus: list[str], text: str, lower
                             max_input_chars_per_word=max_chars)
     theirs = _hf(model).encode(text)
     spans = model.encode_with_spans(text)
-    assert theirs.tokens == [t for t, _, _ in spans] == model.encode(text)
+    assert theirs.tokens == [t for t, _, _ in spans] == model.encode_tokens(text)
     assert theirs.ids == model.encode_ids(text)
     assert theirs.offsets == [(s, e) for _, s, e in spans]
     assert _hf(model).decode(theirs.ids) == model.decode(theirs.ids)
@@ -170,7 +170,7 @@ def test_tokenizers_agrees_on_any_vocabulary(tokens: list[str], text: str) -> No
     model = WordPieceModel(["[UNK]", *dict.fromkeys(tokens)], max_input_chars_per_word=6)
     theirs = _hf(model).encode(text)
     assert (theirs.tokens, theirs.ids, theirs.offsets) == (
-        model.encode(text), model.encode_ids(text), [(s, e) for _, s, e in model.encode_with_spans(text)])
+        model.encode_tokens(text), model.encode_ids(text), [(s, e) for _, s, e in model.encode_with_spans(text)])
 
 
 @given(st.text(st.characters(exclude_categories=("Cs",)), max_size=30))
@@ -267,4 +267,4 @@ def test_words_longer_than_the_encoding_limit_are_left_out_of_training():
     assert "z" in model.vocab  # a word of exactly 100 letters is at the limit, not over it
     small = train_wordpiece(["hug hugs pug", "z" * 100], vocab_size=40)
     assert list(model.vocab) == list(small.vocab)
-    assert model.encode(giant[:101]) == ["[UNK]"]
+    assert model.encode_tokens(giant[:101]) == ["[UNK]"]

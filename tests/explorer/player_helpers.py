@@ -85,3 +85,17 @@ def send_view(at, *, step: int, playing: bool = False, speed: float = 1.0, need:
     trigger.json_trigger_value = json.dumps([{"event": "view", "value": value}])
     states.widgets.append(trigger)
     return at._run(states)
+
+
+def token_texts(window: dict, ids) -> list[str]:
+    """Tokens of a window's table (by index) as the player writes them."""
+    return [token_text(window["tokens"][i]) for i in ids]
+
+
+def pieces_at(window: dict, word: dict, step: int) -> list[str]:
+    """A word row's pieces at `step`, from its history, as text."""
+    return token_texts(window, [pieces for at, pieces in word["h"] if at <= step][-1])
+
+
+def frame_at(window: dict, step: int) -> dict:
+    return window["frames"][step - window["first"]]

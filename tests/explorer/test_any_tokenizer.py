@@ -13,8 +13,8 @@ from real_tokenizer_files import NAMES, TEXT, texts
 
 from bpe_core.analysis import compare_segmentations
 from explorer.data import tokenizer_files
-from explorer.data.any_model import pieces_encoding
-from explorer.data.token_texts import bytes_surface, pieces_by_word
+from explorer.data.any_model import pieces_by_word, pieces_encoding
+from explorer.data.token_texts import bytes_surface
 from explorer.display import compare as cmp
 from explorer.display import tokenize as view
 from explorer.display import vocabulary as voc
@@ -46,7 +46,7 @@ def test_what_each_file_is(uploads, files):
     assert uploads["sentencepiece"].kind == "SentencePiece model" and uploads["tekken"].kind == "Tekken JSON"
     assert uploads["deepseek"].kind == "Hugging Face tokenizer.json"
     for model in (deepseek, sp, tekken, wordpiece, unigram):
-        assert not model.merge_based and not model.is_superword("a b")
+        assert not model.merge_based and not model.is_marked("a b")
     assert wordpiece.is_continuation("##a") and not wordpiece.is_continuation("a")  # its model says "##"
     assert not any(m.is_continuation("##a") for m in (deepseek, sp, tekken, unigram))
     assert not any(u.merge_list for u in uploads.values())

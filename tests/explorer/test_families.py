@@ -8,10 +8,13 @@ from streamlit.testing.v1 import AppTest
 
 from bpe_core import BPEError, Settings, train
 from bpe_core.families import train_superbpe, train_unigram, train_wordpiece
+from bpe_core.families.registry import family
 from bpe_core.families.superbpe import is_superword
 from explorer.data import families as fam
+from explorer.data.any_model import AnyModel
 from explorer.data.corpus import Corpus, digest
 from explorer.display import families as view
+from explorer.families import part
 from explorer.ui import state
 from sample_corpora import load_corpus
 
@@ -28,25 +31,25 @@ def seed000_families() -> fam.Families:
 
 def test_each_family_is_its_engine_trained_on_the_same_text(seed000_families):
     found = seed000_families
-    assert [r.family for r in found.runs] == ["BPE", "WordPiece", "Unigram", "SuperBPE"]
+    assert [r.family for r in found.runs] == ["bpe", "wordpiece", "unigram", "superbpe"]
     assert (found.vocab_size, found.transition, found.measured_on) == (400, 320, "training")  # a tiny corpus
     engines = {
-        "BPE": train([SEED000], Settings(mode="bytes", pretokenizer="o200k"), vocab_size=400),
-        "WordPiece": train_wordpiece([SEED000], vocab_size=400),
-        "Unigram": train_unigram([SEED000], vocab_size=400),
-        "SuperBPE": train_superbpe([SEED000], vocab_size=400, transition=320, pretokenizer="o200k"),
+        "bpe": train([SEED000], Settings(mode="bytes", pretokenizer="o200k"), vocab_size=400),
+        "wordpiece": train_wordpiece([SEED000], vocab_size=400),
+        "unigram": train_unigram([SEED000], vocab_size=400),
+        "superbpe": train_superbpe([SEED000], vocab_size=400, transition=320, pretokenizer="o200k"),
     }
     for run in found.runs:
         engine = engines[run.family]
         assert run.error == "" and run.vocab_size == len(engine.vocab)
-        assert run.tokens == len(fam.encode(run.family, engine, SEED000))
+        assert run.tokens == len(engine.encode_tokens(SEED000))
     assert found.measured_words == len(SEED000.split())
-    assert found.run("WordPiece").note == "fewer than asked: this text offers no more tokens to learn"
-    bpe, superbpe = found.run("BPE").model, found.run("SuperBPE").model
+    assert found.run("wordpiece").note == "fewer than asked: this text offers no more tokens to learn"
+    bpe, superbpe = found.run("bpe").model, found.run("superbpe").model
     assert superbpe.transition == len(bpe.merges) == 16  # phase one learned every merge BPE did...
     assert superbpe.merges[:16] == [tuple(m) for m in bpe.merges]  # ...the same, in the same order (the page says so)
     # SuperBPE's phase two crosses spaces: fewer tokens than BPE on the same text
-    assert found.run("SuperBPE").tokens < found.run("BPE").tokens
+    assert found.run("superbpe").tokens < found.run("bpe").tokens
 
 
 def test_a_large_corpus_is_cut_and_measured_on_held_out_text():
@@ -60,23 +63,25 @@ def test_words_longer_than_wordpieces_limit_are_left_out_of_training_and_said():
     text = "the cat sat " * 50 + "x" * 20_000 + " on the mat"  # 20,000 letters: WordPiece would take seconds
     found = fam.train_families(text, vocab_size=300, transition=280)
     assert found.long_words == 1 and all(r.error == "" for r in found.runs)
-    assert "x" * 2 not in found.run("WordPiece").model.vocab  # no piece of the long word was learned
+    assert "x" * 2 not in found.run("wordpiece").model.vocab  # no piece of the long word was learned
     assert "1 word longer than 100 characters was left out" in view.measured_caption(found)
 
 
-def test_surfaces_drop_each_familys_marker():
-    assert fam.surface("BPE", "Ġlow") == fam.surface("WordPiece", "##low") == fam.surface("Unigram", "▁low") == b"low"
-    assert fam.surface("SuperBPE", "ĠofĠthe") == b"of the"
-    assert fam.surface("WordPiece", "low") == b"low" and fam.surface("WordPiece", "##") == b"##"
-    assert fam.surface("Unigram", "▁") == b" " and fam.surface("BPE", "Ġ") == b" "
+def test_surfaces_drop_each_familys_marker(seed000_families):
+    bpe, wordpiece, unigram, superbpe = (AnyModel.of(r.model) for r in seed000_families.runs)
+    assert fam.surface(bpe, "Ġlow") == fam.surface(wordpiece, "##low") == fam.surface(unigram, "▁low") == b"low"
+    assert fam.surface(superbpe, "ĠofĠthe") == b"of the"
+    assert fam.surface(wordpiece, "low") == b"low" and fam.surface(wordpiece, "##") == wordpiece.token_bytes("##")
+    assert fam.surface(unigram, "▁") == b" " and fam.surface(bpe, "Ġ") == b" "
+    assert fam.surface(wordpiece, "[CLS]") not in fam.surfaces(wordpiece)  # special tokens are left out
 
 
 def test_overlap_counts_shared_tokens_and_jaccard(seed000_families):
     found = {(o.first, o.second): o for o in fam.overlaps(seed000_families)}
     assert len(found) == 6
-    one = found[("WordPiece", "Unigram")]
-    wp = fam.surfaces("WordPiece", seed000_families.run("WordPiece").model)
-    un = fam.surfaces("Unigram", seed000_families.run("Unigram").model)
+    one = found[("wordpiece", "unigram")]
+    wp = fam.surfaces(AnyModel.of(seed000_families.run("wordpiece").model))
+    un = fam.surfaces(AnyModel.of(seed000_families.run("unigram").model))
     assert (one.shared, one.only_first, one.only_second) == (len(wp & un), len(wp - un), len(un - wp))
     assert one.jaccard == len(wp & un) / len(wp | un)
 
@@ -84,8 +89,8 @@ def test_overlap_counts_shared_tokens_and_jaccard(seed000_families):
 def test_a_family_that_cannot_train_says_why_and_the_others_go_on():
     found = fam.train_families(SEED000, vocab_size=200, transition=200)
     failed = {r.family: r.error for r in found.runs if r.model is None}
-    assert set(failed) == {"BPE", "SuperBPE"}  # byte level: 256 bytes before any merge
-    assert "ask for at least 257" in failed["BPE"] and "at least 256" in failed["SuperBPE"]
+    assert set(failed) == {"bpe", "superbpe"}  # byte level: 256 bytes before any merge
+    assert "ask for at least 257" in failed["bpe"] and "at least 256" in failed["superbpe"]
     assert view.lesson_frame(found)["Tokens"].isna().tolist() == [True, False, False, True]
 
 
@@ -95,16 +100,16 @@ def test_an_empty_corpus_is_refused_in_one_line():
 
 
 def test_chips_escape_outside_text_and_are_capped(seed000_families):
-    html, tokens = view.family_chips_html("Unigram", seed000_families.run("Unigram").model, "<b>x</b>")
+    html, tokens = view.family_chips_html(seed000_families.run("unigram").model, "<b>x</b>")
     assert tokens == 2 and "<b>" not in html  # "▁", then the whole word: no piece of it was ever seen
     unknown = 'class="bpe-chip bpe-unknown" title="Unigram token &#x27;&lt;b&gt;x&lt;/b&gt;&#x27; · unknown">'
     assert unknown in html
-    superbpe = seed000_families.run("SuperBPE").model
-    html, _ = view.family_chips_html("SuperBPE", superbpe, SEED000)
-    assert html.count("superword: it crosses a space") == html.count("outline:2px") == sum(
-        is_superword(t) for t in superbpe.encode(SEED000)) > 0
+    superbpe = seed000_families.run("superbpe").model
+    html, _ = view.family_chips_html(superbpe, SEED000)
+    assert html.count("superword: one token across a space") == html.count("outline:2px") == sum(
+        is_superword(t) for t in superbpe.encode_tokens(SEED000)) > 0
     long = " low" * 500  # "Ġlow" is one BPE token
-    html, tokens = view.family_chips_html("BPE", seed000_families.run("BPE").model, long)
+    html, tokens = view.family_chips_html(seed000_families.run("bpe").model, long)
     assert tokens == 500 and html.count('class="bpe-chip"') == view.MAX_CHIPS and "300 more" in html
 
 
@@ -120,19 +125,20 @@ def test_page_shows_the_engines_numbers_on_the_default_corpus(app, seed000_famil
     at = open_page(app)
     assert not at.error
     table = at.dataframe[0].value
-    assert list(table["Family"]) == list(fam.FAMILIES)
+    assert list(table["Family"]) == [family(name).title for name in fam.FAMILIES]
     assert list(table["Vocabulary reached"]) == [r.vocab_size for r in seed000_families.runs]
     assert list(table["Tokens"]) == [r.tokens for r in seed000_families.runs]
     assert list(table["Direction"])[:3] == ["bottom-up merging", "bottom-up merging", "top-down pruning"]
     assert list(table["Multiple segmentations"])[:3] == ["only with dropout", "no", "natively (n-best, sampling)"]
     rows = "".join(html_bodies(at))
-    for family in fam.FAMILIES:
-        assert f"<b>{family}</b>" in rows
-    unigram = seed000_families.run("Unigram").model
-    nbest = at.dataframe[2].value
+    for name in fam.FAMILIES:
+        assert f"<b>{family(name).title}</b>" in rows
+    unigram = seed000_families.run("unigram").model
+    dropout = at.dataframe[2].value  # the several segmentations of one word, in the families' order
+    assert dropout["Samples"].sum() <= part("bpe", "families").DROPOUT_SAMPLES
+    assert "yes" in list(dropout["Without dropout"])
+    nbest = at.dataframe[3].value
     assert list(nbest["Segmentation"])[0] == " | ".join(unigram.nbest("lowest", 1)[0][0])
-    dropout = at.dataframe[3].value
-    assert dropout["Samples"].sum() <= fam.DROPOUT_SAMPLES and "yes" in list(dropout["Without dropout"])
 
 
 def test_outside_words_stay_plain_text(app):

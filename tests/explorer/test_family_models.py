@@ -10,11 +10,12 @@ from bpe_core import BPEError, Settings, train
 from bpe_core.analysis import compare_segmentations
 from bpe_core.families import UnigramModel, WordPieceModel, train_superbpe, train_unigram, train_wordpiece
 from bpe_core.families.superbpe import is_superword
-from explorer.data import family_explain as explain
 from explorer.data import tokenizer_files
 from explorer.data.any_model import AnyModel, pieces_encoding
 from explorer.display import compare as cmp
 from explorer.display import vocabulary as voc
+from explorer.families.unigram import explain as unigram_explain
+from explorer.families.wordpiece import explain as wordpiece_explain
 
 CORPUS = ("the lowest newer wider slower tower widest newest of the best the new one " * 12
           + "by the way, by the way, by the way")
@@ -40,18 +41,18 @@ FAMILIES = ("wordpiece", "unigram", "superbpe")
 def test_segment_is_the_engines_encoding_with_its_flags(models, family):
     model = models[family]
     pieces = AnyModel.of(model).segment(HELD)
-    assert [p.token for p in pieces] == model.encode(HELD)
+    assert [p.token for p in pieces] == model.encode_tokens(HELD)
     assert [p.token_id for p in pieces] == model.encode_ids(HELD)
     assert [(p.token, p.start, p.end) for p in pieces] == model.encode_with_spans(HELD)
     unknown = [p.token for p in pieces if p.unknown]
-    superwords = [p.token for p in pieces if p.superword]
+    superwords = [p.token for p in pieces if p.marked]
     if family == "wordpiece":  # "unbelievable" and "日本" cannot be matched: each is [UNK] whole
         assert unknown == ["[UNK]", "[UNK]"] and superwords == []
     elif family == "unigram":  # the corpus has no u, v, 日, 本: unknown, neighbours fused, spelled as in the text
         assert unknown == ["u", "v", "日本"] and pieces[-1].token_id == model.unk_id and superwords == []
     else:  # byte level: nothing is unknown; "by the way" is one superword
         assert unknown == [] and superwords == ["ĠbyĠtheĠway"]
-        assert superwords == [t for t in model.encode(HELD) if is_superword(t)]
+        assert superwords == [t for t in model.encode_tokens(HELD) if is_superword(t)]
 
 
 def test_bpe_and_the_families_report_what_they_are(models):
@@ -68,8 +69,8 @@ def test_bpe_and_the_families_report_what_they_are(models):
 
 def test_longest_match_records_the_search_and_agrees_with_the_engine(models):
     wp = models["wordpiece"]
-    for word in explain.wordpiece_words(wp, HELD + " Lowest newest towers"):
-        match = explain.longest_match(wp, word)
+    for word in wordpiece_explain.wordpiece_words(wp, HELD + " Lowest newest towers"):
+        match = wordpiece_explain.longest_match(wp, word)
         assert match.tokens == tuple(t for t, _, _, _ in wp.encode_word(word))
         if match.unknown_reason:
             assert match.tokens == ("[UNK]",) and match.steps[-1].piece is None
@@ -77,28 +78,29 @@ def test_longest_match_records_the_search_and_agrees_with_the_engine(models):
             assert tuple(s.piece for s in match.steps) == match.tokens
             assert [(s.start, s.end) for s in match.steps] == [(s, e) for _, _, s, e in wp.encode_word(word)]
     model = WordPieceModel(["[UNK]", "un", "##aff", "##able", "a"])
-    match = explain.longest_match(model, "unaffable")
+    match = wordpiece_explain.longest_match(model, "unaffable")
     assert [(s.piece, s.tried, s.tried_shown[:2]) for s in match.steps] == [
         ("un", 7, ("unaffable", "unaffabl")), ("##aff", 4, ("##affable", "##affabl")), ("##able", 0, ())]
-    assert explain.longest_match(model, "unx").unknown_reason == (
+    assert wordpiece_explain.longest_match(model, "unx").unknown_reason == (
         "no piece of the vocabulary matches at character 3 ('##x'), so the whole word is [UNK]")
 
 
 def test_a_word_over_the_length_limit_is_unknown_whole():
     model = WordPieceModel(["[UNK]", "a", "##a"], max_input_chars_per_word=3)
-    match = explain.longest_match(model, "aaaa")
+    match = wordpiece_explain.longest_match(model, "aaaa")
     assert match.tokens == ("[UNK]",) and match.steps == ()
     assert "4 characters, more than max_input_chars_per_word (3)" in match.unknown_reason
 
 
 def test_unigram_nbest_and_the_sum_of_piece_scores(models):
     ug = models["unigram"]
-    best = explain.unigram_nbest(ug, "lowest", 4)
+    best = unigram_explain.unigram_nbest(ug, "lowest", 4)
     assert [(list(s.pieces), s.log_probability, s.share) for s in best] == ug.nbest("lowest", 4)
-    assert list(best[0].pieces) == ug.encode("lowest")  # Viterbi's choice is the first
-    assert sum(explain.piece_score(ug, p) for p in best[0].pieces) == pytest.approx(best[0].log_probability)
+    assert list(best[0].pieces) == ug.encode_tokens("lowest")  # Viterbi's choice is the first
+    assert sum(unigram_explain.piece_score(ug, p) for p in best[0].pieces) == pytest.approx(best[0].log_probability)
     assert sum(s.share for s in best) == pytest.approx(1.0)
-    assert explain.unigram_words("  the  lowest\tx ") == ["the", "lowest\tx"]  # the meta-space cuts at spaces only
+    # the meta-space cuts at spaces only
+    assert unigram_explain.unigram_words("  the  lowest\tx ") == ["the", "lowest\tx"]
 
 
 # ---- files in and out --------------------------------------------------------------------------
@@ -143,7 +145,7 @@ def test_counts_and_overlap_tables_across_families(models):
     comparison = compare_segmentations(HELD, [pieces_encoding(p) for p in segments])
     table = cmp.counts_table(["a", "b", "c", "d"], any_models, comparison,
                              unknown=[sum(p.unknown for p in s) for s in segments])
-    assert table["tokens"].tolist() == [len(models["bpe"].encode(HELD))] + [len(models[f].encode(HELD))
+    assert table["tokens"].tolist() == [len(models["bpe"].encode_tokens(HELD))] + [len(models[f].encode_tokens(HELD))
                                                                             for f in FAMILIES]
     assert table["family"].tolist() == ["BPE", "WordPiece", "Unigram", "SuperBPE"]
     assert table["unknown tokens"].tolist() == [0, 2, 3, 0]

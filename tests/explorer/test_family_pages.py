@@ -9,10 +9,10 @@ from apptest_helpers import html_bodies
 
 from bpe_core.analysis import visible_whitespace
 from bpe_core.families.superbpe import phase_two_pieces
-from explorer.data import family_explain as explain
 from explorer.data import tokenizer_files
 from explorer.data.any_model import AnyModel, overlap_keys
 from explorer.display.render import token_text
+from explorer.families.wordpiece import explain as wordpiece_explain
 from explorer.ui import state
 
 SIZES = {"wordpiece": 60, "unigram": 40, "superbpe": 280}  # the default corpus (seed000) is tiny
@@ -43,7 +43,7 @@ def test_unseen_words_by_wordpiece_show_the_longest_match(app):
     assert not at.exception
     (unknown,) = [e.value for e in at.warning]  # "slow": seed000 has no word starting with s
     assert "character 1" in unknown and "\\[UNK\\]" in unknown
-    match = explain.longest_match(model, "lowest")
+    match = wordpiece_explain.longest_match(model, "lowest")
     table = at.dataframe[0].value
     assert table["longest piece found"].tolist() == [token_text(s.piece) for s in match.steps]
     assert table["longer candidates tried first"].tolist() == [s.tried for s in match.steps]
@@ -72,10 +72,10 @@ def test_unseen_words_by_superbpe_replay_merges_across_spaces(app):
     at.text_input(key=state.W_WORDS).set_value(text).run()
     assert not at.exception
     assert phase_two_pieces(text) == [text]  # one piece: phase two's merges may cross its spaces
-    tokens = model.encode(text)
+    tokens = model.encode_tokens(text)
     titles = [m.value for m in at.markdown if m.value.startswith("####")]
     assert titles == [f"#### low·low·newest·newest → {len(tokens)} tokens"]
-    supers = [t for t in tokens if AnyModel.of(model).is_superword(t)]
+    supers = [t for t in tokens if AnyModel.of(model).is_marked(t)]
     assert supers  # seed000's phrases became superwords
     assert any(c.value.startswith("Superwords (one token across a space)") for c in at.caption)
     assert sum(h.count("fam-superword") for h in html_bodies(at)) == len(supers)
@@ -97,7 +97,7 @@ def test_compare_a_wordpiece_sidebar_with_a_unigram_trained_on_the_page(app):
     text = "lowest newer wider 日本"
     table = at.dataframe[0].value
     assert table["family"].tolist() == ["WordPiece", "Unigram"]
-    assert table["tokens"].tolist() == [len(wordpiece.encode(text)), len(unigram.encode(text))]
+    assert table["tokens"].tolist() == [len(wordpiece.encode_tokens(text)), len(unigram.encode_tokens(text))]
     assert table["unknown tokens"].tolist() == [1, 1]  # 日本: [UNK] whole; one fused unknown
     overlap = at.dataframe[1].value
     a, b = overlap_keys(AnyModel.of(wordpiece)), overlap_keys(AnyModel.of(unigram))
@@ -121,7 +121,7 @@ def test_compare_trains_superbpe_on_the_page_and_refuses_a_bad_transition(app):
     assert model.transition == 270 - 256  # phase one's merges
     table = at.dataframe[0].value
     assert table["family"].tolist() == ["BPE", "BPE", "SuperBPE"]
-    assert table["tokens"].tolist()[2] == len(model.encode("low low newest newest"))
+    assert table["tokens"].tolist()[2] == len(model.encode_tokens("low low newest newest"))
     assert "SuperBPE, vocabulary 280, transition 270" in table["tokenizer"].tolist()[2]
 
 
@@ -179,7 +179,7 @@ def test_an_imported_unigram_file_is_explored_and_compared(app):
     app.session_state[state.PICK_UPLOADED] = {item.key: item}
     at = opened(app, "files")
     at.text_input(key=state.IO_W_PROBE).set_value("lowest newest").run()
-    assert any(f"{len(model.encode('lowest newest'))} tokens." == c.value for c in at.caption)
+    assert any(f"{len(model.encode_tokens('lowest newest'))} tokens." == c.value for c in at.caption)
     assert not at.get("plotly_chart")  # no merge trees: Unigram has no merges
     at.button(key=state.IO_OPEN_COMPARE).click().run()
     assert not at.exception

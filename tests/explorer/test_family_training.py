@@ -5,24 +5,27 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from apptest_helpers import APP, plotly_specs
+from apptest_helpers import APP
 from plain_text import shown
+from player_helpers import frame_at, pieces_at, player_data, send_view, token_texts
 from streamlit.testing.v1 import AppTest
 
 from bpe_core import BPEError, Settings
 from bpe_core.families import train_superbpe, train_unigram, train_wordpiece
-from bpe_core.families.superbpe import is_superword
+from bpe_core.families.superbpe import is_superword, phase_one_pieces
 from bpe_core.families.wordpiece_text import count_words
 from bpe_core.pretokenize import symbols_to_bytes
-from explorer.data import family_view
+from explorer.data.any_model import AnyModel
 from explorer.data.training import TrainRequest, progress_status, train_corpus
 from explorer.data.worker import TrainingPool
-from explorer.display import family_frames as ff
+from explorer.display.render import token_text
+from explorer.families import part
 from explorer.ui import link, state
 from sample_corpora import load_corpus
 
 HINDI = load_corpus("hindi")
 SEED002 = load_corpus("seed002")
+WORDPIECE, UNIGRAM, SUPERBPE = (part(family, "player") for family in ("wordpiece", "unigram", "superbpe"))
 
 
 def _request(family: str, vocab: int, transition: int = 0, **values) -> TrainRequest:
@@ -128,10 +131,13 @@ def test_wordpiece_bundle_is_the_engines_model_and_its_frames_hold_the_scores(wo
     assert wordpiece.model.tokens == train_wordpiece([HINDI], vocab_size=150).tokens
     trace = wordpiece.model.trace
     assert wordpiece.steps == len(trace) == 65
-    for t, step in enumerate(trace, 1):  # the chart's best pair is the merge the engine made, counts and all
-        best = ff.wordpiece_candidates(wordpiece, t)[0]
-        assert (best.left, best.right, best.pair_count, best.left_count, best.right_count) == (
-            step.left, step.right, step.pair_count, step.left_count, step.right_count)
+    window = WORDPIECE.window(wordpiece, 0, wordpiece.steps)
+    for t, step in enumerate(trace, 1):  # the best bar is the merge the engine made, counts and all
+        frame = frame_at(window, t)
+        label, score, text = frame["b"][0]
+        assert token_texts(window, label) == [step.left, step.right] == token_texts(window, frame["m"][:2])
+        assert score == pytest.approx(step.score, rel=1e-3)
+        assert text == f"{step.score:.3g} ({step.pair_count:,} / {step.left_count:,}·{step.right_count:,})"
     counts = count_words([HINDI])  # BERT's words, as the engine counts them
     slow = _naive_segments(counts, [(s.left, s.right) for s in trace[:20]])
     assert wordpiece.curve.total_tokens[20] == sum(n * len(slow[w]) for w, n in counts.items())
@@ -142,57 +148,71 @@ def test_wordpiece_bundle_is_the_engines_model_and_its_frames_hold_the_scores(wo
             syms[s] += n
         for pair in zip(slow[word], slow[word][1:]):
             pairs[pair] += n
-    expected = sorted(pairs, key=lambda p: (-pairs[p] / (syms[p[0]] * syms[p[1]]), -pairs[p], p))[:ff.PAIRS]
-    assert [(c.left, c.right) for c in ff.wordpiece_candidates(wordpiece, 21)] == expected
-    frame = ff.wordpiece_frame(wordpiece, 3)
+    expected = sorted(pairs, key=lambda p: (-pairs[p] / (syms[p[0]] * syms[p[1]]), -pairs[p], p))[:WORDPIECE.BARS]
+    assert [tuple(token_texts(window, label)) for label, _, _ in frame_at(window, 21)["b"]] == expected
     step = trace[2]
-    assert (f"score = count(ab) / (count(a) · count(b)) = {step.pair_count} / ({step.left_count} · "
-            f"{step.right_count}) = {step.score:.6g}") in frame.facts
+    assert (f"score = {step.pair_count} / ({step.left_count} · {step.right_count}) = {step.score:.3g}"
+            in frame_at(window, 3)["f"])
     top = wordpiece.top_words[0][0]
     three = _naive_segments({top: 1}, [(s.left, s.right) for s in trace[:3]])
-    assert [c.token for c in frame.rows[0].chips] == three[top]
-    spec = ff.score_figure(ff.wordpiece_candidates(wordpiece, 3)).to_dict()["data"][0]
-    assert list(spec["x"])[0] == pytest.approx(step.score)
-    assert f"count(ab) = {step.pair_count}<br>count(a) = {step.left_count}<br>count(b) = {step.right_count}" in (
-        spec["hovertext"][0])
+    assert pieces_at(window, window["words"][0], 3) == three[top]
 
 
 def test_unigram_frames_are_its_rounds(unigram):
     model = train_unigram([HINDI], vocab_size=60)
     assert unigram.model.pieces == model.pieces and unigram.steps == len(model.trace) == 7
     record = model.trace[2]
-    frame = ff.unigram_frame(unigram, 3)
-    assert f"Round 3 of 7: {record.vocab_size_before} → {record.vocab_size} pieces" in frame.card
-    assert f"corpus log-likelihood {record.log_likelihood:,.1f}" in frame.facts
-    rows, total = ff.removed_rows(unigram, 3)
-    assert total == len(record.removed) and [(r["piece"], r["loss"]) for r in rows] == list(record.removed)
-    fig = ff.rounds_figure(unigram, 3).to_dict()
+    window = UNIGRAM.window(unigram, 0, 99)
+    assert (window["first"], window["last"]) == (1, 7)  # rounds count from 1
+    frame = frame_at(window, 3)
+    assert frame["h"] == f"Round 3 of 7: {record.vocab_size_before} → {record.vocab_size} pieces"
+    assert f"corpus log-likelihood {record.log_likelihood:,.1f}" in frame["f"]
+    removed = [(token_texts(window, label)[0], value) for label, value, _ in frame["b"]]
+    assert removed == [(token_text(p), v) for p, v in record.removed[:UNIGRAM.REMOVED_SHOWN]]  # least loss first
+    assert token_texts(window, frame["c"]) == [token_text(p) for p, _ in record.removed[:UNIGRAM.CARD_CHIPS]]
+    fig = UNIGRAM.curve_figure(unigram, 3, playing=False).to_dict()
     assert list(fig["data"][0]["y"]) == [380, *(r.vocab_size for r in model.trace)]
     assert list(fig["data"][1]["y"]) == [round(r.log_likelihood, 2) for r in model.trace]
-    last = ff.unigram_frame(unigram, 7)  # the last round's pieces are the model's: Viterbi agrees
-    for (word, _), row in zip(unigram.top_words, last.rows):
-        assert [c.token for c in row.chips] == model.encode(word)
-    assert ff.first_step("unigram") == 1 and ff.clamp(unigram, 0) == 1
+    for (word, _), row in zip(unigram.top_words, window["words"]):  # the last round's pieces are the model's
+        assert pieces_at(window, row, 7) == [token_text(p) for p in model.encode_tokens(word)]
+
+
+def _slow_chunk_pieces(trained, text: str, step: int) -> list[str]:
+    """A phase-two piece after `step` merges, encoded whole at each step (the slow way)."""
+    tok = trained.tokenizer
+    if step <= trained.story.transition:
+        return [p for part in phase_one_pieces(text, "superbpe") for p in tok.encode_word(part, limit=step)]
+    return tok.encode_word(text, limit=step)
 
 
 def test_superbpe_frames_mark_the_transition_and_its_superwords(superbpe):
     model = train_superbpe([HINDI], vocab_size=420, transition=380)
     assert superbpe.model.merges == model.merges and superbpe.story.transition == model.transition == 124
     training = model.training
+    window = SUPERBPE.window(superbpe, 0, superbpe.steps)
     for step in (1, 124, 125, 164):
-        pairs = ff.superbpe_pairs(superbpe, step)
+        frame = frame_at(window, step)
         merge = training.trace[step - 1]
-        assert pairs == list(training.top_pairs[step - 1][:ff.PAIRS]) and pairs[0] == (merge.left, merge.right,
-                                                                                        merge.count)
-    assert "the transition: phase two starts here" in ff.superbpe_frame(superbpe, 125).facts
-    assert ff.superbpe_frame(superbpe, 124).superwords == frozenset()  # phase one never crosses a space
-    last = ff.superbpe_frame(superbpe, 164)
-    assert last.superwords and all(is_superword(t) for t in last.superwords)
-    for (chunk, _), row in zip(superbpe.story.chunks, last.rows):  # the pieces spell the piece
-        assert b"".join(symbols_to_bytes(c.token) for c in row.chips) == symbols_to_bytes(chunk)[:len(
-            b"".join(symbols_to_bytes(c.token) for c in row.chips))]
-    assert '<span class="fam-super"' in ff.rows_html(last, byte_level=True)
-    curve = ff.curve_figure(superbpe, 10).to_dict()
+        assert frame["p"][0][:2] == frame["m"][:2] and frame["p"][0][2] == merge.count == frame["m"][3]
+        assert [n for _, _, n in frame["p"]] == [n for _, _, n in training.top_pairs[step - 1]]
+    assert "the transition: phase two starts here" in frame_at(window, 125)["f"]
+    assert "phase two: merges across spaces" in frame_at(window, 164)["f"]
+    for chunk, _ in superbpe.story.chunks[:4]:  # one pass per window gives every step's pieces
+        text = SUPERBPE.shown_chunk(SUPERBPE.chunk_text(chunk))
+        history = SUPERBPE.chunk_history(superbpe, text, 0, superbpe.steps)
+        for step in range(superbpe.steps + 1):
+            assert [p for at, p in history if at <= step][-1] == _slow_chunk_pieces(superbpe, text, step), step
+    marked = {i for i, token in enumerate(window["tokens"]) if len(token) > 2}
+    at_124 = {i for row in window["words"] for at, ids in row["h"] if at <= 124 for i in ids}
+    assert marked and not marked & at_124  # phase one never crosses a space
+    assert all(window["tokens"][i][2] == "superword: crosses a space" for i in marked)
+    last = [SUPERBPE.chunk_history(superbpe, SUPERBPE.shown_chunk(SUPERBPE.chunk_text(c)), 164, 164)[0][1]
+            for c, _ in superbpe.story.chunks]
+    assert any(is_superword(t) for pieces in last for t in pieces)
+    for (chunk, _), pieces in zip(superbpe.story.chunks, last):  # the pieces spell the piece
+        spelled = b"".join(symbols_to_bytes(t) for t in pieces)
+        assert symbols_to_bytes(chunk).startswith(spelled)
+    curve = SUPERBPE.curve_figure(superbpe, 10, playing=False).to_dict()
     assert curve["layout"]["shapes"][1]["x0"] == 124
     assert curve["layout"]["annotations"][0]["text"] == "transition after merge 124: phase two"
 
@@ -200,14 +220,14 @@ def test_superbpe_frames_mark_the_transition_and_its_superwords(superbpe):
 def test_segment_and_vocabulary_read_any_family(wordpiece, unigram, superbpe):
     for trained in (wordpiece, unigram, superbpe):
         text = "और फिर qz"
-        pieces = family_view.segment(trained, text)
+        pieces = AnyModel.of_trained(trained).segment(text)
         covered = {i for p in pieces for i in range(p.start, p.end)}
         assert covered >= {i for i, ch in enumerate(text) if ch != " "} and max(covered) == len(text) - 1
-        vocab = family_view.vocabulary(trained)
-        assert [i for i, _ in vocab] == list(range(len(vocab)))
-    assert [p.unknown for p in family_view.segment(wordpiece, "qz")] == [True]
-    assert all(not p.unknown for p in family_view.segment(superbpe, "qz"))
-    assert family_view.merge_based(superbpe) and not family_view.merge_based(unigram)
+        vocab = AnyModel.of_trained(trained).vocab
+        assert sorted(vocab.values()) == list(range(len(vocab)))
+    assert [p.unknown for p in AnyModel.of_trained(wordpiece).segment("qz")] == [True]
+    assert all(not p.unknown for p in AnyModel.of_trained(superbpe).segment("qz"))
+    assert AnyModel.of_trained(superbpe).merge_based and not AnyModel.of_trained(unigram).merge_based
 
 
 def test_progress_is_told_in_each_familys_own_numbers():
@@ -262,10 +282,10 @@ def test_the_family_select_trains_that_family_and_the_watch_page_plays_it(app):
     assert mode.disabled and mode.help.startswith("Off for WordPiece: WordPiece splits text as BERT does")
     assert not app.sidebar.checkbox(key=state.W_LOWER).disabled and app.sidebar.number_input(
         key=state.W_TRANSITION).disabled
-    titles = [s["layout"]["title"]["text"] for s in plotly_specs(app)]
-    assert titles[0] == "Highest scores at this step: count(ab) / (count(a) · count(b))"
-    app.session_state[state.PLAYING] = False
-    next(b for b in app.button if b.label == "Next").click().run()
+    data = player_data(app)  # the browser-side player, as for BPE
+    assert data["labels"]["bars"] == "Highest scores at this step: count(ab) / (count(a) · count(b))"
+    assert data["first"] == 0 and data["steps"] == trained.steps and "b" in frame_at(data["window"], 1)
+    send_view(app, step=2)  # the player's Forward button, as the browser reports it
     assert app.session_state[state.STEP] == 2 and app.query_params["step"] in (["2"], "2")
     assert app.query_params["family"] in (["wordpiece"], "wordpiece")
 
@@ -275,7 +295,9 @@ def test_links_open_a_family_and_bad_ones_say_why():
     at.query_params.update({"corpus": "hindi", "family": "unigram", "vocab": "60", "step": "3"})
     at.run()
     assert not at.exception and at.title[0].value == "Watch Unigram prune"
-    assert at.session_state[state.STEP] == 3 and "Round 3 of 7" in "".join(h.value for h in at.html)
+    data = player_data(at)
+    assert at.session_state[state.STEP] == data["step"] == 3 and data["first"] == 1
+    assert frame_at(data["window"], 3)["h"].startswith("Round 3 of 7: ")
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.query_params.update({"family": "superbpe", "vocab": "100"})  # too small for 256 bytes
     at.run()

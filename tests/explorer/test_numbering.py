@@ -32,7 +32,8 @@ def test_a_chip_says_the_step_that_made_it():
 
 
 def test_the_players_texts_say_steps_not_ranks():
-    js = (Path(player.__file__).parent / "player.js").read_text(encoding="utf-8")
+    here = Path(player.__file__).parent  # the player's script: frame.js, then player.js
+    js = "".join((here / name).read_text(encoding="utf-8") for name in ("frame.js", "player.js"))
     literals = re.findall(r'"[^"\n]*"|`[^`\n]*`|\'[^\'\n]*\'', js)
     assert "`made at step ${birth + 1}`" in literals
     assert [text for text in literals if "rank" in text.lower()] == []

@@ -11,8 +11,9 @@ from streamlit.testing.v1 import AppTest
 from bpe_core import Settings
 from explorer.data.training import TrainRequest, train_corpus
 from explorer.display import render
-from explorer.display.frames import frame_window, passage_at, passage_mode, word_history
+from explorer.display.frames import passage_at, passage_mode, word_history
 from explorer.display.render import cap_token
+from explorer.families.bpe.player import window as frame_window
 from explorer.ui import animation, player, state
 from sample_corpora import load_corpus
 

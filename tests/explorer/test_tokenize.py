@@ -202,3 +202,25 @@ def test_the_sidebar_tokenizer_is_followed_when_it_is_trained_again(app):
     assert len(sidebar.merges) == 3
     after = at.dataframe[0].value["tokens"].tolist()[2]
     assert after == len(sidebar.encode(state.TOK_DEFAULT_TEXT).ids) and after != before
+
+
+def test_each_tokenizer_shows_its_parts_step_by_step(app):
+    """Under each tokenizer, its pipeline: a file's own parts (DeepSeek's three Splits), a
+    training's as its settings make them, each with what it made of the text."""
+    from bpe_core.analysis import visible_whitespace
+
+    at = open_tokenize(app)
+    at.multiselect(key=state.TOK_W_CHOSEN).set_value(["builtin:deepseek_v4", "sidebar"]).run()
+    text = "Hello  world, 12345"
+    at.text_area(key=state.TOK_W_TEXT).set_value(text).run()
+    assert not at.exception
+    deepseek, sidebar = (d.value for d in at.dataframe[1:])
+    assert deepseek["stage"].tolist() == ["normalizer", "pre-tokenizer", "model", "decoder", "post-processor"]
+    assert deepseek["part"].tolist()[1] == "Split → Split → Split → ByteLevel"
+    tokens = load_builtin("deepseek_v4").encode(text).tokens
+    assert deepseek["on this text"].tolist()[2] == " | ".join(visible_whitespace(t) for t in tokens)
+    assert deepseek["on this text"].tolist()[3] == visible_whitespace(text)  # the decoder gives the text back
+    trained = at.session_state[state.TRAINED].tokenizer
+    assert sidebar["stage"].tolist()[:3] == ["normalizer", "pre-tokenizer", "model"]
+    assert sidebar["on this text"].tolist()[2] == " | ".join(visible_whitespace(t) for t in trained.encode(text).tokens)
+    assert sidebar["on this text"].tolist()[1].split(" | ") == ["Hello", "world,", "12345"]

@@ -1,10 +1,11 @@
 """The browser-side player of the training animation: a Streamlit v2 component (inline HTML/CSS/JS).
 
-The server sends the frames of a window of steps (`frames.frame_window`) as JSON data; the
+The server sends the frames of a window of steps (built by the family's
+`explorer/families/<name>/player.py`, in the format of `display.frames`) as JSON data; the
 browser plays, steps and scrubs them on its own, so every merge is drawn at any speed, and sends a
 "view" event when the user pauses, steps, scrubs or changes speed, and when it needs the next
-window (`need`: the step to centre it on). The script (player.js) is trusted code; corpus strings
-reach the page only as text (`textContent`), never as HTML.
+window (`need`: the step to centre it on). The script (frame.js draws a step, player.js plays) is
+trusted code; corpus strings reach the page only as text (`textContent`), never as HTML.
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def _chip_css() -> str:
 
 
 _player = st.components.v2.component(
-    NAME, html=_read("player.html"), css=_chip_css() + _read("player.css"), js=_read("player.js")
+    NAME, html=_read("player.html"), css=_chip_css() + _read("player.css"), js=_read("frame.js") + _read("player.js")
 )
 
 

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bpe_core.parts import bpe, unigram, wordlevel, wordpiece
+from bpe_core.families import unigram_part as unigram
+from bpe_core.families import wordpiece_part as wordpiece
+from bpe_core.parts import bpe, wordlevel
 from bpe_core.parts.hf_parts import Reader
 from bpe_core.settings import BPEError
 from tests.conftest import ROOT, require

@@ -14,12 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_core.parts import bpe, unigram, wordlevel, wordpiece
+from bpe_core.families import unigram_part as unigram
+from bpe_core.families import wordpiece_part as wordpiece
+from bpe_core.families.unigram_part import Unigram
+from bpe_core.families.wordpiece_part import WordPiece
+from bpe_core.parts import bpe, wordlevel
 from bpe_core.parts.bpe import BPE
 from bpe_core.parts.hf_parts import Reader
-from bpe_core.parts.unigram import Unigram
 from bpe_core.parts.wordlevel import WordLevel
-from bpe_core.parts.wordpiece import WordPiece
 from bpe_core.settings import BPEError
 from tests.conftest import require
 

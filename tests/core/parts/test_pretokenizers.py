@@ -251,6 +251,28 @@ def test_metaspace_first_in_a_pipeline(normalizer: Any, pre: Any, text: str, seg
     assert pieces(mine(pre), segment(text)) == want
 
 
+@pytest.mark.parametrize("normalizer", [
+    tk.normalizers.Strip(), tk.normalizers.Strip(left=True, right=False),
+    tk.normalizers.Sequence([tk.normalizers.Replace(" ", ""), tk.normalizers.Strip()]),
+    tk.normalizers.Sequence([tk.normalizers.Prepend(" "), tk.normalizers.Strip()]),
+    tk.normalizers.Sequence([tk.normalizers.Strip(), tk.normalizers.Prepend(" ")]),
+], ids=str)
+@pytest.mark.parametrize("pre", [FIRST, P.Sequence([P.WhitespaceSplit(), FIRST])], ids=["first", "split, first"])
+def test_metaspace_first_ids_only(normalizer: Any, pre: Any) -> None:
+    """`encode_ids` keeps no offsets, yet "first" after a normalizer that removes or inserts
+    characters at the start needs them: its ids equal tokenizers' and `encode`'s."""
+    from bpe_core.parts.hf_parts import read_hf_tokenizer
+
+    pieces = ["<unk>", "▁", "a", "b", "x", "▁a", "▁b", "▁x", " "]
+    reference = tk.Tokenizer(tk.models.Unigram([(piece, -1.0) for piece in pieces], unk_id=0, byte_fallback=False))
+    reference.normalizer = normalizer
+    reference.pre_tokenizer = pre
+    tokenizer = read_hf_tokenizer(json.loads(reference.to_str()), name="t.json")
+    for text in ["  a b", "a b ", " a", "\u3000x", "a", " ", ""]:
+        want = reference.encode(text, add_special_tokens=False).ids
+        assert tokenizer.encode_ids(text) == want == tokenizer.encode(text).ids, text
+
+
 # ---- reading tokenizer.json -------------------------------------------------------------------
 
 

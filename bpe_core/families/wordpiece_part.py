@@ -13,14 +13,16 @@ no token matches is one unknown token for the whole piece, and so is a piece of 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from ..parts.base import PartReader, PieceToken
+from ..parts.cache import PieceCache
+from ..parts.decoder_parts import Inner, clean_up
+from ..parts.part_fields import flag, number, text
+from ..parts.wordlevel import check_vocab, read_vocab, vocab_in_id_order
 from ..pretokenize import type_name
 from ..settings import BPEError
-from .base import PartReader, PieceToken
-from .cache import PieceCache
-from .part_fields import number, text
-from .wordlevel import check_vocab, read_vocab, vocab_in_id_order
 
 
 class WordPiece:
@@ -125,4 +127,49 @@ def _read_wordpiece(data: dict[str, Any], reader: PartReader) -> WordPiece:
     )
 
 
-HF_TYPES = {"WordPiece": _read_wordpiece}
+# ---- its decoder --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class WordPieceDecoder:
+    """Continuation tokens lose their prefix, the others get a space before them (not the first).
+
+    >>> WordPieceDecoder().decode_chain(["un", "##aff", "##able", "!"])
+    ['un', 'aff', 'able', '!']
+    """
+
+    prefix: str = "##"
+    cleanup: bool = True
+
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        out = []
+        for i, token in enumerate(tokens):
+            if i:
+                token = token[len(self.prefix):] if token.startswith(self.prefix) else " " + token
+            out.append(clean_up(token) if self.cleanup else token)
+        return out
+
+    def inner(self, value: str | bytes, fused: bool) -> Inner:
+        if isinstance(value, bytes):
+            return value, fused
+        if not fused:
+            value = value[len(self.prefix):] if value.startswith(self.prefix) else " " + value
+        return (clean_up(value) if self.cleanup else value), fused
+
+    def to_hf(self) -> dict[str, Any]:
+        return {"type": "WordPiece", "prefix": self.prefix, "cleanup": self.cleanup}
+
+
+def _read_decoder(data: dict[str, Any], reader: PartReader) -> WordPieceDecoder:
+    what = "decoder WordPiece"
+    return WordPieceDecoder(prefix=text(data, "prefix", "##", reader, what),
+                            cleanup=flag(data, "cleanup", True, reader, what))
+
+
+HF_TYPES = {"WordPiece": _read_wordpiece}  # the model
+HF_DECODER_TYPES = {"WordPiece": _read_decoder}
+
+
+def looks_like_model(raw: dict[str, Any]) -> bool:
+    """A model serialized before models carried a "type", told by its fields."""
+    return "max_input_chars_per_word" in raw or "continuing_subword_prefix" in raw

@@ -1,19 +1,17 @@
-"""Why a WordPiece or Unigram model splits a word as it does: the Unseen words page's explanations. Pure.
+"""Why WordPiece splits a word as it does: greedy longest match, step by step. Pure.
 
 WordPiece encodes a word by greedy longest match from its start: at each position the longest
 piece of the vocabulary that the rest of the word begins with (after the first piece, spelled with
 the continuation prefix "##"); when no piece matches at some position, the whole word becomes the
-unknown token, as BERT does (and so does a word longer than `max_input_chars_per_word`).
-Unigram encodes a word by Viterbi: the segmentation whose pieces' log-probabilities sum highest;
-`nbest` lists the runners-up with their probabilities. The tokens themselves always come from the
-engine (`encode_word`, `encode_with_spans`, `nbest`); this module only records the search's steps.
+unknown token, as BERT does (and so does a word longer than `max_input_chars_per_word`). The
+tokens themselves always come from the engine (`encode_word`); this module only records the
+search's steps.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-from bpe_core.families import UnigramModel, WordPieceModel
+from bpe_core.families import WordPieceModel
 from bpe_core.families.wordpiece_text import normalize, split_words
 
 MAX_TRIED_SHOWN = 6  # candidates listed per position (the count says how many in all)
@@ -84,37 +82,3 @@ def longest_match(model: WordPieceModel, word: str) -> LongestMatch:
         steps.append(MatchStep(start, end, candidate, count, tuple(tried)))
         start = end
     return LongestMatch(word, tuple(steps), tokens, "")
-
-
-@dataclass(frozen=True)
-class Segmentation:
-    """One of Unigram's best segmentations of a word: pieces, log-probability, share among those listed."""
-
-    pieces: tuple[str, ...]
-    log_probability: float
-    share: float
-
-
-def unigram_words(text: str) -> list[str]:
-    """The user's words for Unigram: cut at spaces, as the meta-space rule cuts them ("▁" each)."""
-    return [word for word in text.split(" ") if word]
-
-
-def unigram_nbest(model: UnigramModel, word: str, n: int) -> list[Segmentation]:
-    """The `n` best segmentations of `word` (the engine's `nbest`), best first."""
-    return [Segmentation(tuple(pieces), log_p, share) for pieces, log_p, share in model.nbest(word, n)]
-
-
-def piece_score(model: UnigramModel, piece: str) -> float:
-    """A piece's log-probability in the model; a piece it lacks scores as an unknown node does."""
-    index = model.vocab.get(piece)
-    return model.unk_score if index is None or index == model.unk_id else model.scores[index]
-
-
-def probability(log_p: float) -> str:
-    """A log-probability as a readable probability.
-
-    >>> probability(-2.302585092994046), probability(-30.0)
-    ('0.1', '9.36e-14')
-    """
-    return f"{math.exp(log_p):.3g}"

@@ -1,0 +1,1 @@
+"""Unigram in the explorer: what the pages draw of it (`player`: the Watch page)."""

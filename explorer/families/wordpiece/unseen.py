@@ -1,0 +1,46 @@
+"""WordPiece on the Unseen words page: each word by greedy longest match, the match step by step, or why
+the whole word is unknown."""
+from __future__ import annotations
+
+import pandas as pd
+
+from explorer.data.any_model import AnyModel
+from explorer.display.render import md_escape, token_text
+from explorer.display.tables import EMPTY
+from explorer.display.unseen import Card
+from explorer.display.vocabulary import family_chips_html
+from explorer.families.wordpiece import explain
+
+COUNT = None  # no number to choose: longest match gives one segmentation
+
+
+def how(model: AnyModel) -> str:
+    return ("WordPiece takes, from the start of each word, the longest piece of its vocabulary that fits "
+            "(\"##\" marks a piece inside a word); if at some point nothing fits, the whole word becomes "
+            "the unknown token.")
+
+
+def words(model: AnyModel, text: str) -> list[str]:
+    """The words of `text` as the model cuts them (BERT's pre-tokenizer)."""
+    return explain.wordpiece_words(model.model, text)
+
+
+def cards(model: AnyModel, text: str, shown: list[str], *, n: int | None = None, presenter: bool = False
+          ) -> list[Card]:
+    """A card for each word shown: its pieces, the match step by step, or why it is unknown."""
+    return [_card(model, word) for word in shown]
+
+
+def _card(model: AnyModel, word: str) -> Card:
+    match = explain.longest_match(model.model, word)
+    notes = [("warning", md_escape(f"Unknown: {match.unknown_reason}."))] if match.unknown_reason else []
+    table = None
+    if match.steps and len(word) <= explain.MAX_EXPLAINED_WORD:
+        table = pd.DataFrame([{
+            "position": step.start + 1,
+            "longest piece found": EMPTY if step.piece is None else token_text(step.piece),
+            "longer candidates tried first": step.tried,
+            "the first of them": ", ".join(token_text(t) for t in step.tried_shown)
+            + (", …" if step.tried > len(step.tried_shown) else ""),
+        } for step in match.steps])
+    return Card(word, len(match.tokens), family_chips_html(model, model.segment(word), word), notes, table=table)
