@@ -28,7 +28,7 @@ def shoot(page, name: str) -> Path:
             break
         previous = height
         page.set_viewport_size({"width": 1440, "height": max(900, min(height + 40, 6000))})
-        page.wait_for_timeout(500)
+        page.wait_for_timeout(250)  # then measure again: the loop ends once two readings agree
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path))
     return path

@@ -155,9 +155,9 @@ def test_presenter_mode_shows_each_familys_player_in_the_first_screen(page, warm
     play, card = page.locator(".bp-play"), page.locator(".bp-card")
     expect(page.locator(".bp-root.bp-presenter")).to_be_visible()
     expect(card.locator(".bpe-facts")).to_be_visible()
-    page.wait_for_timeout(1000)  # fonts and the sidebar settle
+    page.evaluate("document.fonts.ready.then(() => true)")  # the fonts are in: the boxes are where they stay
+    expect(page.locator("[data-testid=stSidebar]")).to_be_visible()
     SCREENSHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"presenter-watch-{family}.png"))
     for what, box in (("play button", play.bounding_box()), ("card", card.bounding_box())):
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height, (what, box)
-    shoot(page, f"presenter-watch-{family}-page")
