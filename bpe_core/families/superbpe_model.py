@@ -16,6 +16,7 @@ from typing import Any
 
 from ..encoder import encode_ranked
 from ..model import Encoding, Tokenizer
+from ..parts.bpe_merge import model_json
 from ..pretokenize import byte_to_char, bytes_to_symbols, require_str, symbols_to_bytes
 from ..settings import TIE_BREAKS, BPEError, Settings
 from .superbpe import MAX_WORDS, STAGE2_PATTERN, check_symbols, is_superword, phase_two_spans, word_cut
@@ -230,18 +231,7 @@ class SuperBPEModel:
             "pre_tokenizer": {"type": "Sequence", "pretokenizers": [split, byte_level]},
             "post_processor": None,
             "decoder": {**byte_level, "use_regex": True},
-            "model": {
-                "type": "BPE",
-                "dropout": None,
-                "unk_token": None,
-                "continuing_subword_prefix": None,
-                "end_of_word_suffix": None,
-                "fuse_unk": False,
-                "byte_fallback": False,
-                "ignore_merges": False,
-                "vocab": vocab,
-                "merges": [[a, b] for a, b in self.merges],
-            },
+            "model": model_json(vocab, self.merges),
         }
 
 

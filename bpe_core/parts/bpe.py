@@ -22,7 +22,7 @@ from typing import Any
 from ..pretokenize import type_name
 from ..settings import BPEError
 from .base import PartReader, PieceToken
-from .bpe_merge import byte_spans, merge_heap, merge_short
+from .bpe_merge import byte_spans, merge_heap, merge_short, model_json
 from .cache import PieceCache
 from .wordlevel import check_vocab, read_vocab, vocab_in_id_order
 
@@ -328,18 +328,10 @@ class BPE:
         if self.end_of_word_symbol:
             raise BPEError("a separate end-of-word symbol has no tokenizer.json form of its own; export the trained "
                            "tokenizer itself (its export spells the symbol with a stand-in character)")
-        return {
-            "type": "BPE",
-            "dropout": self.dropout,
-            "unk_token": self.unk_token,
-            "continuing_subword_prefix": self.continuing_subword_prefix,
-            "end_of_word_suffix": self.end_of_word_suffix,
-            "fuse_unk": self.fuse_unk,
-            "byte_fallback": self.byte_fallback,
-            "ignore_merges": self.ignore_merges,
-            "vocab": vocab_in_id_order(self.vocab),
-            "merges": [[a, b] for a, b in self.merges],
-        }
+        return model_json(vocab_in_id_order(self.vocab), self.merges, dropout=self.dropout, unk_token=self.unk_token,
+                          continuing_subword_prefix=self.continuing_subword_prefix,
+                          end_of_word_suffix=self.end_of_word_suffix, fuse_unk=self.fuse_unk,
+                          byte_fallback=self.byte_fallback, ignore_merges=self.ignore_merges)
 
 
 def _read_merges(raw: object, reader: PartReader, what: str) -> list[tuple[str, str]]:

@@ -1,4 +1,5 @@
-"""The BPE model's inner loops: merging one piece's symbols by rank, and its tokens' byte spans.
+"""The BPE model's inner loops: merging one piece's symbols by rank, and its tokens' byte spans;
+and the model's `tokenizer.json` form (`model_json`), which the rank table and SuperBPE write too.
 
 Symbols are token ids; `ranks` maps an id pair to its merge's rank and `merged[rank]` is the id
 that merge makes (see `bpe.BPE`).
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from .base import PieceToken
 
@@ -115,3 +117,22 @@ def byte_spans(piece: str, ids: list[int], lens: list[int], tokens: Mapping[int,
         else:
             out.append((tokens[token_id], token_id, char_at[start], char_at[end - 1] + 1))
     return out
+
+
+def model_json(vocab: dict[str, int], merges: Sequence[tuple[str, str]], *, dropout: float | None = None,
+               unk_token: str | None = None, continuing_subword_prefix: str | None = None,
+               end_of_word_suffix: str | None = None, fuse_unk: bool = False, byte_fallback: bool = False,
+               ignore_merges: bool = False) -> dict[str, Any]:
+    """A BPE model as `tokenizer.json` writes it, every field `tokenizers` reads in its order."""
+    return {
+        "type": "BPE",
+        "dropout": dropout,
+        "unk_token": unk_token,
+        "continuing_subword_prefix": continuing_subword_prefix,
+        "end_of_word_suffix": end_of_word_suffix,
+        "fuse_unk": fuse_unk,
+        "byte_fallback": byte_fallback,
+        "ignore_merges": ignore_merges,
+        "vocab": vocab,
+        "merges": [[a, b] for a, b in merges],
+    }

@@ -22,6 +22,7 @@ from ..encoder import RankTable, encode_ranked
 from ..pretokenize import bytes_to_symbols
 from ..settings import BPEError
 from .base import Builder, PieceToken
+from .bpe_merge import model_json
 from .cache import PieceCache
 
 # A rank file's tokens as files spell them: Hugging Face reads them as a "BPE" model whose
@@ -145,18 +146,7 @@ class Ranks:
         if len(vocab) != len(self.reserved) + len(self.vocab):
             clash = next(t for t in self.reserved if t in self.vocab)
             raise BPEError(f"rank table: the reserved token {clash!r} is also a rank's token; a file cannot hold both")
-        return {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": None,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": False,
-            "byte_fallback": False,
-            "ignore_merges": True,
-            "vocab": vocab,
-            "merges": [[a, b] for a, b in self.merges],
-        }
+        return model_json(vocab, self.merges, ignore_merges=True)
 
 
 def derive_merges(vocab: Mapping[str, int]) -> list[tuple[str, str]]:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from bpe_core.cli import main
 from bpe_core.cli_families import check_model_options
 from bpe_core.families.registry import families, family, family_of
 from bpe_core.formats.detect import load_model
 from bpe_core.parts.pipeline import PartsTokenizer
 from bpe_core.settings import BPEError
+from tests.core.test_cli_families import lines, run
 
 TRAINABLE = families(trainable=True)
 NAMES = [one.name for one in TRAINABLE]
@@ -38,16 +38,6 @@ VALUES = {
 OPTIONS = sorted(set().union(*(one.cli_options for one in TRAINABLE)))
 NOT_TAKEN = [(one.name, dest) for one in TRAINABLE for dest in OPTIONS if dest not in one.cli_options]
 TAKEN = [(one.name, dest) for one in TRAINABLE for dest in sorted(one.cli_options)]
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    status = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def lines(out: str) -> list[dict]:
-    return [json.loads(line) for line in out.splitlines()]
 
 
 @pytest.fixture
