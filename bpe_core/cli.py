@@ -203,6 +203,7 @@ def _add_reports(commands: Any) -> None:
     )
     stats.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
     stats.add_argument("files", metavar="FILE", nargs="+", help="a UTF-8 text file, or '-' for stdin")
+    cli_count.add_max_bytes(stats, cli_count.DEFAULT_TEXT_BYTES, "a FILE")
     _add_merges_file(stats)
     stats.set_defaults(run=cli_commands.run_stats)
 
@@ -238,8 +239,51 @@ def _add_reports(commands: Any) -> None:
         "where the merge lists differ, with both merges. Prefixes are cut at a word boundary."
     )
     stability.add_argument("files", metavar="FILE", nargs="+", help="a UTF-8 text file, or '-' for stdin")
+    cli_count.add_max_bytes(stability, cli_count.DEFAULT_TEXT_BYTES, "a FILE")
     _add_settings(stability)
     stability.set_defaults(run=cli_commands.run_stability)
+    _add_report(commands)
+
+
+def _add_report(commands: Any) -> None:
+    report = commands.add_parser("report", help="the report card of tokenizers: compression, efficiency, "
+                                 "fairness, residue, checks")
+    report.description = _REPORT_DESCRIPTION
+    report.add_argument("tokenizers", metavar="TOKENIZER", nargs="+", help=_TOKENIZER_HELP)
+    report.add_argument("--corpus", metavar="FILE", nargs="+", help="reference texts (UTF-8; '-' reads stdin)")
+    report.add_argument("--parallel", metavar="DIR",
+                        help="a parallel set: a directory of <language>.txt files holding the same content, en.txt "
+                        "among them (`python -m sample_corpora parallel DIR` writes fifteen languages); gives each "
+                        "language's premium over English and their Gini coefficient")
+    report.add_argument("--alpha", type=float, default=2.5, metavar="A",
+                        help="the order of the Rényi efficiency (default: 2.5)")
+    report.add_argument("--min-made", type=int, default=10, metavar="N",
+                        help="judge a merged token for residue once it is made N times on the text (default: 10)")
+    report.add_argument("--residue-share", type=float, default=0.9, metavar="S",
+                        help="residue: consumed by a later merge at least this share of the times it is made "
+                        "(default: 0.9)")
+    report.add_argument("--max-bytes", type=int, default=100_000_000, metavar="N",
+                        help="refuse a reference text over N bytes (default: 100,000,000)")
+    _add_merges_file(report)
+    report.set_defaults(run=_run_report)
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    from .cli_report import run_report
+
+    return run_report(args)
+
+
+_REPORT_DESCRIPTION = (
+    'Print, for each TOKENIZER and each --corpus FILE, one line {"tokenizer", "corpus", "vocabulary_size", '
+    '"bytes", "tokens", "alpha", "measures", "checks", "digits", "residue", "languages"}: compression (bytes, '
+    "characters per token, tokens per word and per character, continued and single-token words), Rényi and "
+    "Shannon efficiency, vocabulary use, residue (merged tokens a later merge nearly always consumes), digit "
+    "grouping, partial characters, the round trip, unknown tokens, and with --parallel each language's premium "
+    'over English and their Gini coefficient; "checks" are sanity checks, each pass, warn, fail or "not '
+    'checked" with its reason. Without --corpus the reference text is the parallel set\'s languages one after '
+    "another."
+)
 
 
 # Options parsed with the default None and given these values after parsing; `args.given` keeps

@@ -17,7 +17,7 @@ from . import cli_families
 from .analysis.overlap import vocabulary_overlap
 from .analysis.stability import stability
 from .analysis.stats import text_stats
-from .cli_count import merge_target, settings_from_args
+from .cli_count import DEFAULT_TEXT_BYTES, max_bytes, merge_target, settings_from_args
 from .families.registry import family, family_of
 from .formats._common import dump_json, write_text
 from .formats.builtin import builtin_info, builtin_names
@@ -26,6 +26,7 @@ from .formats.ours import save_model
 from .parts.stages import stages
 from .presets import describe
 from .pretokenize import check_text
+from .readers import read_limited, refuse_special
 from .settings import BPEError
 from .tokenizer_model import TokenizerModel
 
@@ -44,15 +45,18 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_corpus(name: str) -> str:
-    """A training file's text ('-' is stdin); unreadable, binary or non-UTF-8 input is a BPEError."""
+def read_corpus(name: str, *, max_bytes: int = DEFAULT_TEXT_BYTES) -> str:
+    """A text file's text ('-' is stdin); unreadable, binary or non-UTF-8 input is a BPEError, and
+    so is a FIFO or device (refused unopened) or a text over `max_bytes` bytes."""
     if name == "-":
         stream = getattr(sys.stdin, "buffer", None)
-        data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+        data = read_limited(stream, "stdin", max_bytes) if stream is not None else sys.stdin.read().encode("utf-8")
         return check_text(data, name="stdin")
     path = Path(name)
+    refuse_special(name, hint="; to read a pipe, give '-' and pipe it to stdin")
     try:
-        data = path.read_bytes()
+        with path.open("rb") as stream:
+            data = read_limited(stream, name, max_bytes)
     except FileNotFoundError:
         raise BPEError(f"{name} does not exist") from None
     except IsADirectoryError:
@@ -153,7 +157,8 @@ def run_export(args: argparse.Namespace) -> int:
 def run_stats(args: argparse.Namespace) -> int:
     tok = _load(args.tokenizer, args)
     # Every file is read and checked first, so a bad one fails before any counting.
-    texts = [(name, read_corpus(name)) for name in args.files]
+    limit = max_bytes(args, DEFAULT_TEXT_BYTES)
+    texts = [(name, read_corpus(name, max_bytes=limit)) for name in args.files]
     _print_lines(_stats_row(tok, name, text) for name, text in texts)
     return 0
 
@@ -210,7 +215,9 @@ def run_stability(args: argparse.Namespace) -> int:
     if args.min_frequency < 1:
         raise BPEError(f"--min-frequency must be at least 1, not {args.min_frequency}")
     settings = settings_from_args(args)
-    found = stability([read_corpus(name) for name in args.files], settings, merges=merges, vocab_size=vocab_size)
+    limit = max_bytes(args, DEFAULT_TEXT_BYTES)
+    texts = [read_corpus(name, max_bytes=limit) for name in args.files]
+    found = stability(texts, settings, merges=merges, vocab_size=vocab_size)
     _print_lines({
         "fraction": one.fraction,
         "characters": one.characters,

@@ -31,8 +31,9 @@ from .counts_file import (
     read_counts,
     write_counts,
 )
-from .dask_counting import SCHEDULER_ENV, count_on_dask, default_workers, scheduler_address
+from .dask_counting import SCHEDULER_ENV, count_on_dask, default_workers, max_workers, scheduler_address
 from .pretokenize import bytes_to_symbols, check_text, count_words, normalize, split_words
+from .readers import read_limited
 from .settings import BPEError, Settings
 from .sources import DEFAULT_PARTITION_BYTES, ERRORS, expand_sources, plan_partitions, stream_pieces
 from .trainer import DEFAULT_MERGES, check_target
@@ -46,8 +47,17 @@ COUNTING_OPTIONS = {
     "max_distinct": "--max-distinct",
     "min_count": "--min-count",
     "partition_size": "--partition-size",
+    "max_bytes": "--max-bytes",
 }
-_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30,
+          "tb": 10**12, "tib": 2**40}
+# The largest size an option takes (a partition, --max-bytes): a pebibyte, more than any disk holds.
+MAX_SIZE = 2**50
+# What one source (a file, decompressed; stdin) may hold: `count` and `train` stream it, so this
+# only stops what never ends (a device, a decompression bomb) well before memory or disk would.
+DEFAULT_SOURCE_BYTES = 2_000_000_000
+# What `stats` and `stability` read of one text: they hold it whole, as the report does.
+DEFAULT_TEXT_BYTES = 100_000_000
 
 
 SOURCE = (
@@ -78,23 +88,46 @@ def add_counting_options(command: argparse.ArgumentParser) -> None:
     option("--min-count", type=int, metavar="N", help="drop words seen fewer than N times in all (exact)")
     option("--partition-size", metavar="SIZE", help="bytes of text a task counts, e.g. 64MB or 1GiB "
            "(default: 64MiB; compressed files are one partition each)")
+    add_max_bytes(command, DEFAULT_SOURCE_BYTES, "a source (a file, decompressed; stdin)")
     option("--progress", action="store_true", help="draw progress bars on stderr even when it is not a terminal")
 
 
-def parse_size(text: str) -> int:
-    """A size in bytes from "64MB", "64MiB", "1.5GB" or "4096" (MB = 10^6 bytes, MiB = 2^20).
+def add_max_bytes(command: argparse.ArgumentParser, default: int, what: str) -> None:
+    """`--max-bytes SIZE`: refuse `what` over SIZE bytes (parsed late: None means `default`)."""
+    command.add_argument("--max-bytes", metavar="SIZE", help=f"refuse {what} over SIZE bytes, e.g. 500MB "
+                         f"(default: {default:,}); FIFOs and devices are refused whatever the size")
+
+
+def max_bytes(args: argparse.Namespace, default: int = DEFAULT_SOURCE_BYTES) -> int:
+    """The `--max-bytes` given, or `default`."""
+    given = getattr(args, "max_bytes", None)
+    return default if given is None else parse_size(given, option="--max-bytes")
+
+
+def parse_size(text: str, *, option: str = "--partition-size") -> int:
+    """A size in bytes from "64MB", "64MiB", "1.5GB" or "4096" (MB = 10^6 bytes, MiB = 2^20),
+    from 1 byte to MAX_SIZE; errors name `option`.
 
     >>> parse_size("64MiB"), parse_size("1.5 kb"), parse_size("4096")
     (67108864, 1500, 4096)
     """
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
-    unit = match.group(2).lower() if match else ""
+    match = re.fullmatch(r"\s*(\d+)(?:\.(\d+))?\s*([a-zA-Z]*)\s*", text)
+    unit = match.group(3).lower() if match else ""
     if match is None or unit not in _UNITS:
-        raise BPEError(f"--partition-size takes a size such as 64MB, 64MiB or 1000000, not {text!r}")
-    size = int(float(match.group(1)) * _UNITS[unit])
+        raise BPEError(f"{option} takes a size such as 64MB, 64MiB or 1000000, not {_shown(text)}")
+    whole, fraction = match.group(1).lstrip("0"), (match.group(2) or "")[:20]
+    # Exact, in whole numbers: a float of many digits would be infinity, an int of 5,000 refused.
+    size = int("0" + whole + fraction) * _UNITS[unit] // 10 ** len(fraction) if len(whole) <= 20 else MAX_SIZE + 1
     if size < 1:
-        raise BPEError(f"--partition-size must be at least 1 byte, not {text!r}")
+        raise BPEError(f"{option} must be at least 1 byte, not {_shown(text)}")
+    if size > MAX_SIZE:
+        raise BPEError(f"{option} must be at most 1PiB ({MAX_SIZE:,} bytes), not {_shown(text)}")
     return size
+
+
+def _shown(text: str) -> str:
+    """An option's value for a message: quoted, and cut short past 40 characters."""
+    return repr(text) if len(text) <= 40 else repr(text[:40]) + f"... ({len(text):,} characters)"
 
 
 @dataclass(frozen=True)
@@ -146,6 +179,9 @@ def check_counting_options(args: argparse.Namespace) -> None:
         value = getattr(args, name)
         if value is not None and value < 1:
             raise BPEError(f"{COUNTING_OPTIONS[name]} must be at least 1, not {value}")
+    if args.workers is not None and args.workers > max_workers():
+        raise BPEError(f"--workers must be at most {max_workers()} (4 per core of this machine's "
+                       f"{default_workers()}, 256 at most), not {args.workers}")
     address = scheduler_address(args.scheduler)
     if address is not None and args.workers is not None and args.workers > 1:
         origin = "--scheduler" if args.scheduler else SCHEDULER_ENV
@@ -158,15 +194,18 @@ def count_corpus(args: argparse.Namespace, settings: Settings) -> Counted:
     """Count `args.sources` as the options say, with a progress bar when wanted."""
     check_counting_options(args)
     partition_bytes = parse_size(args.partition_size) if args.partition_size else DEFAULT_PARTITION_BYTES
+    limit = max_bytes(args)
     errors = args.errors or "strict"
     text_field = args.text_field
     max_distinct, min_count = args.max_distinct, args.min_count or 1
     started = time.perf_counter()
+    named = expand_sources([s for s in args.sources if s != "-"], regular_only=True)  # no FIFO, no device
     if "-" in args.sources:
         counts = _count_with_stdin(args.sources, settings, errors=errors, text_field=text_field,
-                                   partition_bytes=partition_bytes, max_distinct=max_distinct, min_count=min_count)
+                                   partition_bytes=partition_bytes, max_distinct=max_distinct, min_count=min_count,
+                                   max_bytes=limit)
         return Counted(counts, "here", 1, len(args.sources), time.perf_counter() - started)
-    partitions = plan_partitions(expand_sources(args.sources), partition_bytes=partition_bytes, text_field=text_field)
+    partitions = plan_partitions(named, partition_bytes=partition_bytes, text_field=text_field, max_bytes=limit)
     address = scheduler_address(args.scheduler)
     place, n_workers = counting_place(
         len(partitions), sum(p.size for p in partitions), workers=args.workers, scheduler=address,
@@ -180,11 +219,12 @@ def count_corpus(args: argparse.Namespace, settings: Settings) -> Counted:
         if place == "here":
             counts = count_sources(args.sources, settings, errors=errors, text_field=text_field,
                                    partition_bytes=partition_bytes, max_distinct=max_distinct,
-                                   min_count=min_count, progress=progress)
+                                   min_count=min_count, progress=progress, max_bytes=limit)
         else:
             counts = count_on_dask(args.sources, settings, scheduler=address, workers=n_workers or None,
                                    errors=errors, text_field=text_field, partition_bytes=partition_bytes,
-                                   max_distinct=max_distinct, min_count=min_count, progress=progress)
+                                   max_distinct=max_distinct, min_count=min_count, progress=progress,
+                                   max_bytes=limit)
     finally:
         if bar is not None:
             bar.close()
@@ -200,6 +240,7 @@ def _count_with_stdin(
     partition_bytes: int,
     max_distinct: int | None,
     min_count: int,
+    max_bytes: int,
 ) -> Counter[str]:
     """Sources with '-' among them, in this process: stdin is one text, as `train -` always read it."""
     if sources.count("-") > 1:
@@ -215,31 +256,32 @@ def _count_with_stdin(
             continue
         if files:
             parts.append(count_sources(files, settings, errors=errors, partition_bytes=partition_bytes,
-                                       max_distinct=max_distinct))
+                                       max_distinct=max_distinct, max_bytes=max_bytes))
             files = []
-        parts.append(prune_counts(_count_stdin(settings, errors), max_distinct))
+        parts.append(prune_counts(_count_stdin(settings, errors, max_bytes), max_distinct))
     if files:
         parts.append(count_sources(files, settings, errors=errors, partition_bytes=partition_bytes,
-                                   max_distinct=max_distinct))
+                                   max_distinct=max_distinct, max_bytes=max_bytes))
     return apply_min_count(reduce_counts(parts, max_distinct=max_distinct), min_count)
 
 
-def _count_stdin(settings: Settings, errors: str) -> Counter[str]:
+def _count_stdin(settings: Settings, errors: str, max_bytes: int) -> Counter[str]:
     """Stdin's words as one text, read in pieces: a pipe of gigabytes is never held whole."""
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:
-        return count_words([_read_stdin(errors)], settings)
+        return count_words([_read_stdin(errors, max_bytes)], settings)
     counts: Counter[str] = Counter()
-    for piece in stream_pieces(stream, "stdin", settings, errors=errors):
+    for piece in stream_pieces(stream, "stdin", settings, errors=errors, max_bytes=max_bytes):
         counts.update(split_words(normalize(piece, settings), settings))
     if settings.mode == "bytes":
         counts = Counter({bytes_to_symbols(w.encode("utf-8")): n for w, n in counts.items()})
     return counts
 
 
-def _read_stdin(errors: str) -> str:
+def _read_stdin(errors: str, max_bytes: int) -> str:
+    """Stdin's text, whole (up to `max_bytes` bytes)."""
     stream = getattr(sys.stdin, "buffer", None)
-    data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+    data = read_limited(stream, "stdin", max_bytes) if stream is not None else sys.stdin.read().encode("utf-8")
     if errors == "replace":
         if b"\x00" in data:
             return check_text(data, name="stdin")  # binary: refused, as without --errors

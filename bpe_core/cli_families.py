@@ -15,7 +15,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
-from .cli_count import Counted, _read_stdin
+from .cli_count import DEFAULT_SOURCE_BYTES, Counted, _read_stdin
 from .families.registry import Family, families, family_of
 from .readers import classify
 from .records import jsonl_texts, parquet_row_groups, parquet_texts
@@ -93,28 +93,32 @@ def words_counted(counts: Counter[str]) -> str:
     return f"{sum(counts.values()):,} words ({len(counts):,} distinct)"
 
 
-def text_streams(sources: list[str], *, errors: str, text_field: str | None) -> Iterator[Iterable[str]]:
+def text_streams(sources: list[str], *, errors: str, text_field: str | None,
+                 max_bytes: int = DEFAULT_SOURCE_BYTES) -> Iterator[Iterable[str]]:
     """Each text of the sources, in order, as pieces whose concatenation is the text: a text file
-    (or stdin, '-') is one text, each JSON line or Parquet value another."""
+    (or stdin, '-') is one text, each JSON line or Parquet value another. Only regular files are
+    read (and stdin), each up to `max_bytes` bytes (decompressed)."""
     field = text_field or "text"
     group: list[str] = []
     for source in [*sources, None]:  # None: the end
         if source is not None and source != "-":
             group.append(source)
             continue
-        for path in expand_sources(group) if group else []:
+        for path in expand_sources(group, regular_only=True) if group else []:
             kind, compression = classify(path)
-            if kind == "jsonl":
-                yield from ([text] for text in jsonl_texts(path, compression, start=0, end=None, errors=errors,
-                                                          text_field=field))
-            elif kind == "parquet":
+            if kind == "parquet":
+                plan_partitions([path], text_field=field, max_bytes=max_bytes)  # its size checked
                 for row_group, _ in parquet_row_groups(path, field):
                     yield from ([text] for text in parquet_texts(path, row_group, text_field=field))
+                continue
+            (whole,) = plan_partitions([path], partition_bytes=_WHOLE_FILE, max_bytes=max_bytes)
+            if kind == "jsonl":
+                yield from ([text] for text in jsonl_texts(path, compression, start=0, end=None, errors=errors,
+                                                          text_field=field, max_bytes=max_bytes))
             else:
-                (whole,) = plan_partitions([path], partition_bytes=_WHOLE_FILE)
                 yield read_texts(whole, _WORDS, errors=errors)
         group = []
         if source == "-":
             if text_field is not None:
                 raise BPEError("--text-field applies to JSON lines and Parquet files, not to stdin")
-            yield [_read_stdin(errors)]
+            yield [_read_stdin(errors, max_bytes)]

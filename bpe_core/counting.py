@@ -210,13 +210,16 @@ def count_sources(
     max_distinct: int | None = None,
     min_count: int = 1,
     progress: Callable[[CountProgress], None] | None = None,
+    max_bytes: int | None = None,
 ) -> Counter[str]:
     """Word counts over files, directories and globs in one process, streamed partition by
     partition: equal to `count_words([text of file 1, text of file 2, ...], settings)` (records of
-    JSON lines and Parquet files are texts of their own) when nothing is pruned."""
+    JSON lines and Parquet files are texts of their own) when nothing is pruned. A file over
+    `max_bytes` bytes (decompressed; None: no limit) is a BPEError naming it."""
     _check_limit(max_distinct, "max_distinct", optional=True)
     _check_limit(min_count, "min_count", optional=False)
-    parts = plan_partitions(expand_sources(sources), partition_bytes=partition_bytes, text_field=text_field)
+    parts = plan_partitions(expand_sources(sources), partition_bytes=partition_bytes, text_field=text_field,
+                            max_bytes=max_bytes)
     total = sum(p.size for p in parts)
     done_bytes = 0
     done_parts = 0

@@ -9,7 +9,6 @@ character and line or paragraph separator. The file is UTF-8 with "\\n" line end
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import unicodedata
@@ -18,6 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
+from .atomic import replacing
+from .json_limits import load_json
+from .readers import refuse_special
 from .settings import BPEError, Settings
 
 MAGIC = "#bpe-explorer-counts"
@@ -25,6 +27,8 @@ VERSION = 1
 SETTING_KEYS = ("mode", "pretokenizer", "lowercase", "normalization")
 _SHORT = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _UNSHORT = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+# No count reaches 10^20 (that many words would fill every disk there is): longer is no count.
+MAX_COUNT_DIGITS = 20
 
 
 @dataclass(frozen=True)
@@ -115,28 +119,15 @@ def write_counts(path_or_stream: str | os.PathLike[str] | IO[str], counts: Mappi
 
 
 def _write_file(target: str, first: str, counts: Mapping[str, int]) -> None:
-    """Write to a file beside `target`, then rename it over `target`: a failure or Ctrl-C midway
-    leaves `target` as it was, never half written. A target that is no regular file (a pipe,
-    /dev/stdout) is written directly."""
-    if os.path.exists(target) and not os.path.isfile(target):
-        check_writable(target)
-        with open(target, "w", encoding="utf-8", newline="") as stream:
-            _write(stream, first, counts)
-        return
+    """Write atomically (`bpe_core.atomic.replacing`): a failure or Ctrl-C midway leaves `target`
+    as it was, never half written, and no temporary file beside it. A target that is no regular
+    file (a pipe, /dev/stdout) is written directly. An OSError is a one-line BPEError."""
     check_writable(target)
-    part = f"{target}.{os.getpid()}.part"
     try:
-        stream = open(part, "w", encoding="utf-8", newline="")  # noqa: SIM115  # closed just below
+        with replacing(target) as stream:
+            _write(stream, first, counts)
     except OSError as exc:
         raise BPEError(f"{target}: cannot be written ({exc.strerror or exc})") from None
-    try:
-        with stream:
-            _write(stream, first, counts)
-        os.replace(part, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(part)
-        raise
 
 
 def check_writable(target: str) -> None:
@@ -169,7 +160,7 @@ def _parse_header(line: str, name: str) -> CountsHeader:
     if version != str(VERSION):
         raise BPEError(f"{name}: counts file version {version!r} is not supported (this reads version {VERSION})")
     try:
-        data = json.loads(rest)
+        data = load_json(rest, where=f"{name}: line 1")
     except json.JSONDecodeError as exc:
         raise BPEError(f"{name}: line 1: the header is not valid JSON ({exc.msg})") from None
     if not isinstance(data, dict):
@@ -198,6 +189,8 @@ def _typed(data: dict[str, Any], key: str, kind: type) -> Any:
     value = data[key]
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise TypeError(f"the header's {key!r} should be {kind.__name__}, not {type(value).__name__}")
+    if isinstance(value, int) and abs(value) >= 10**MAX_COUNT_DIGITS:
+        raise TypeError(f"the header's {key!r} has more than {MAX_COUNT_DIGITS} digits")
     return value
 
 
@@ -206,6 +199,7 @@ def read_counts(path: str | os.PathLike[str]) -> tuple[Counter[str], CountsHeade
     the words keep the file's order."""
     name = os.fspath(path)
     counts: Counter[str] = Counter()
+    refuse_special(name)  # a FIFO would wait for a writer, a device never end
     try:
         stream = open(path, "rb")  # noqa: SIM115  # closed by the `with` below
     except FileNotFoundError:
@@ -228,6 +222,9 @@ def read_counts(path: str | os.PathLike[str]) -> tuple[Counter[str], CountsHeade
             word_text, tab, count_text = line.partition("\t")
             if not tab or "\t" in count_text:
                 raise BPEError(f"{name}: line {number}: expected word<TAB>count")
+            if len(count_text) > MAX_COUNT_DIGITS and count_text.isascii() and count_text.isdigit():
+                raise BPEError(f"{name}: line {number}: the count has {len(count_text):,} digits; a count has at "
+                               f"most {MAX_COUNT_DIGITS}")
             if not count_text.isascii() or not count_text.isdigit() or int(count_text) < 1:
                 raise BPEError(f"{name}: line {number}: the count must be a whole number of 1 or more, "
                                f"not {count_text!r}")

@@ -19,35 +19,25 @@ cluster: its workers need this package installed and must see the files at the s
 """
 from __future__ import annotations
 
-import asyncio
-import logging
 import os
 import queue
-import threading
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .counting import CountProgress, plan_blocks, reduction_rounds
+from .dask_cluster import check_interrupted, dask_client, one_line
 from .dask_tasks import MISSING_DASK, count_block_task, merge_task, min_count_task
 from .settings import BPEError, Settings
 from .sources import DEFAULT_PARTITION_BYTES, ERRORS, Partition, expand_sources, plan_partitions
 
 SCHEDULER_ENV = "BPE_DASK_SCHEDULER"
-_SILENT = logging.CRITICAL + 1  # above every level: Dask prints nothing on its own
-# Run in each local worker process as it starts: Ctrl-C in a terminal reaches the whole process
-# group, and workers that die of it print tracebacks; this process catches it and shuts them down.
-_IGNORE_CTRL_C = (
-    "import signal, threading\n"
-    "if threading.current_thread() is threading.main_thread():\n"
-    "    signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-)
 # Blocks of partitions per worker thread. One: each worker counts one run into one Counter and
 # the tail after the last block is one merge per tree level (measured on 2 workers at 1 GB: 4 s
 # after the last block against 10 s with two per thread). More balance unequal workers better.
 BLOCKS_PER_THREAD = 1
+MAX_WORKERS = 256
 
 
 def scheduler_address(scheduler: str | None = None) -> str | None:
@@ -64,6 +54,12 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
+def max_workers() -> int:
+    """The most worker processes a local cluster may have: 4 per core, at most 256 (more only
+    queue for the cores, each costing a Python process's memory and start-up)."""
+    return min(MAX_WORKERS, 4 * default_workers())
+
+
 def count_on_dask(
     sources: Sequence[str],
     settings: Settings,
@@ -76,6 +72,7 @@ def count_on_dask(
     max_distinct: int | None = None,
     min_count: int = 1,
     progress: Callable[[CountProgress], None] | None = None,
+    max_bytes: int | None = None,
 ) -> Counter[str]:
     """Word counts of the sources, counted on a Dask cluster; equal to `count_sources`'s, order included.
 
@@ -83,21 +80,25 @@ def count_on_dask(
     without it a LocalCluster of `workers` processes (default: this machine's cores, at most one
     per partition) is started here and shut down before returning, whatever happens.
     `progress` is called in this process after each partition is counted.
-    A bad source raises a one-line BPEError naming it (the earliest bad partition in source order).
+    A bad source raises a one-line BPEError naming it (the earliest bad partition in source order),
+    as does a file over `max_bytes` bytes (decompressed; None: no limit).
     """
     if not isinstance(settings, Settings):
         raise BPEError(f"settings must be a bpe_core.Settings, not {type(settings).__name__}")
     if errors not in ERRORS:
         raise BPEError(f"errors must be one of {', '.join(ERRORS)}, not {errors!r}")
     _check_whole("workers", workers, allow_none=True)
+    if workers is not None and workers > max_workers():
+        raise BPEError(f"workers must be at most {max_workers()} (4 per core), not {workers}")
     _check_whole("min_count", min_count)
     _check_whole("max_distinct", max_distinct, allow_none=True)
-    partitions = plan_partitions(expand_sources(sources), partition_bytes=partition_bytes, text_field=text_field)
+    partitions = plan_partitions(expand_sources(sources), partition_bytes=partition_bytes, text_field=text_field,
+                                 max_bytes=max_bytes)
     if not partitions:
         return Counter()
     address = scheduler_address(scheduler)
     n_workers = min(workers or default_workers(), len(partitions))
-    with _client(address, n_workers) as client:
+    with dask_client(address, n_workers) as client:
         return _count(client, partitions, settings, progress, errors=errors, text_field=text_field,
                       max_distinct=max_distinct, min_count=min_count)
 
@@ -107,112 +108,6 @@ def _check_whole(name: str, value: object, *, allow_none: bool = False) -> None:
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise BPEError(f"{name} must be a whole number of 1 or more, not {value!r}")
-
-
-@contextmanager
-def _client(address: str | None, n_workers: int) -> Iterator[Any]:
-    """A Dask client: on the cluster at `address`, or on a LocalCluster started and shut down here."""
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise BPEError(MISSING_DASK) from None
-    if address is not None:
-        _probe(address)
-        try:
-            client = Client(address)  # waits distributed.comm.timeouts.connect (30 s) at most
-        except Exception as exc:  # noqa: BLE001  # whatever Dask raises, the user gets one line
-            raise BPEError(f"cannot reach the Dask scheduler at {address}: {_one_line(exc)}") from None
-        with client:
-            _wait_for_a_worker(client, address)
-            yield client
-        return
-    # Port 0 for the dashboard: any free port, so runs side by side never clash (nor warn).
-    # Dask's own log lines are silenced: a task that fails on a bad file is logged by its worker,
-    # and closing the client after that error makes the scheduler log lost messages, while the
-    # caller already gets the error as one BPEError line. A cluster that cannot start still
-    # raises, and that becomes a BPEError too.
-    try:
-        cluster = LocalCluster(
-            n_workers=n_workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            silence_logs=_SILENT,
-            preload=[_IGNORE_CTRL_C],
-        )
-    except Exception as exc:
-        raise BPEError(f"could not start a local Dask cluster: {_one_line(exc)}") from None
-    with cluster, Client(cluster) as client:
-        yield client
-
-
-def _connect_seconds() -> float:
-    """How long Dask may take to connect (its distributed.comm.timeouts.connect, 30 s by default)."""
-    try:
-        import dask
-        from dask.utils import parse_timedelta
-    except ImportError:
-        raise BPEError(MISSING_DASK) from None
-    return float(parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), default="seconds") or 30)
-
-
-def _probe(address: str) -> None:
-    """Check, within the connect timeout (30 s by default), that a Dask scheduler answers at
-    `address`. Dask's own Client waits forever for the handshake of a server that accepts the
-    connection but never answers (an HTTP server, such as the dashboard's port 8787), and fails
-    with a traceback on one that answers something else; this turns both into one line.
-
-    The handshake runs on its own event loop in a thread of its own, so it works the same when
-    the caller's thread already runs a loop (a notebook, or a test session that drove a browser).
-    """
-    try:
-        from distributed.comm import connect
-    except ImportError:
-        raise BPEError(MISSING_DASK) from None
-    seconds = _connect_seconds()
-
-    async def handshake() -> None:
-        comm = await asyncio.wait_for(connect(address, timeout=seconds), seconds + 1)
-        await comm.close()
-
-    failures: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            asyncio.run(handshake())
-        except BaseException as exc:  # noqa: BLE001  # reported by the caller's thread below
-            failures.append(exc)
-
-    thread = threading.Thread(target=run, name="bpe-dask-probe", daemon=True)
-    thread.start()
-    thread.join(seconds + 5)
-    no_answer = f"cannot reach the Dask scheduler at {address}: no answer within {seconds:g} s"
-    if thread.is_alive():
-        raise BPEError(no_answer)
-    if not failures:
-        return
-    exc = failures[0]
-    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
-        raise BPEError(no_answer)
-    if isinstance(exc, (OSError, ValueError)):  # refused, unreachable, or a bad address
-        raise BPEError(f"cannot reach the Dask scheduler at {address}: {_one_line(exc)}")
-    raise BPEError(
-        f"cannot reach the Dask scheduler at {address}: what answers there is no Dask scheduler; "
-        "give the scheduler's address (tcp://host:8786), not the dashboard's"
-    )
-
-
-def _wait_for_a_worker(client: Any, address: str) -> None:
-    """A cluster without workers would take the job and never run it: wait for one worker as long
-    as a connection may take (30 s by default), then say so in one line."""
-    seconds = _connect_seconds()
-    try:
-        client.wait_for_workers(1, timeout=seconds)
-    except (TimeoutError, OSError):
-        raise BPEError(
-            f"the Dask scheduler at {address} has no workers (none joined within {seconds:g} s): start some "
-            f"with `dask worker {address}`"
-        ) from None
 
 
 def _count(
@@ -278,7 +173,8 @@ def _count(
     try:
         while pending:
             try:
-                kind, n = events.get(timeout=1.0)
+                check_interrupted()
+                kind, n = events.get(timeout=0.25)
             except queue.Empty:  # a lost callback must not hang the run: look at the futures
                 kind, n = next((("block", m) for m, (_, f) in pending.items() if f.done()), ("", -1))
             if kind == "partition":
@@ -294,9 +190,9 @@ def _count(
                 counted_one(part.index)
         else:
             try:
-                counts = Counter(final.result())  # a plain Counter, copied in C
+                counts = Counter(_result(final))  # a plain Counter, copied in C
             except Exception as exc:  # a merge on a worker failed: say so in one line
-                error = BPEError(f"merging the counts on Dask failed: {_one_line(exc)}")
+                error = BPEError(f"merging the counts on Dask failed: {one_line(exc)}")
     finally:
         # Nothing of this run may go on computing (a remote cluster outlives this call), and no
         # future may outlive it either: a client closed with futures alive makes Dask log errors.
@@ -312,6 +208,16 @@ def _count(
     if error is not None:
         raise error
     return counts
+
+
+def _result(future: Any) -> Any:
+    """The future's result, waited for in short steps so that Ctrl-C is seen (`check_interrupted`)."""
+    while True:
+        check_interrupted()
+        try:
+            return future.result(timeout=0.25)
+        except TimeoutError:
+            continue
 
 
 def _reduce_on_cluster(client: Any, level: list[Any], run: str, max_distinct: int | None) -> Any:
@@ -346,14 +252,9 @@ def _earliest_error(n: int, block: list[Partition], future: Any, pending: dict[i
 
 def _as_bpe_error(exc: BaseException | None, block: list[Partition]) -> BPEError:
     if isinstance(exc, BPEError):
-        return BPEError(_one_line(exc))
+        return BPEError(one_line(exc))
     name = type(exc).__name__ if exc is not None else "cancelled"
     where = block[0].path if len({p.path for p in block}) == 1 else f"{block[0].path} (to {block[-1].path})"
     if name == "KilledWorker":
         return BPEError(f"{where}: the Dask worker counting it died (out of memory?)")
-    return BPEError(f"{where}: counting failed on Dask: {_one_line(exc) if exc else name}")
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    return BPEError(f"{where}: counting failed on Dask: {one_line(exc) if exc else name}")

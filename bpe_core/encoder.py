@@ -175,3 +175,33 @@ def encode_dropout(
             break
         parts[at : at + 2] = [parts[at] + parts[at + 1]]
     return parts
+
+
+def token_spans(word: str, tokens: Sequence[str], *, byte_level: bool, marker: str) -> tuple[tuple[int, int], ...]:
+    """Each token's character span within the word its merges made it from.
+
+    A byte-level token spans every character one of its bytes belongs to; a token that ends in the
+    end-of-word marker spans the word's last characters, the marker none.
+
+    >>> token_spans("low", ["lo", "w</w>"], byte_level=False, marker="</w>")
+    ((0, 2), (2, 3))
+    >>> token_spans("é!", ["Ã", "©!"], byte_level=True, marker="")
+    ((0, 1), (0, 2))
+    """
+    out = []
+    pos = 0
+    if byte_level:
+        char_at: list[int] = []
+        for i, ch in enumerate(word):
+            char_at.extend([i] * len(ch.encode("utf-8")))
+        for t in tokens:
+            out.append((char_at[pos], char_at[pos + len(t) - 1] + 1))
+            pos += len(t)
+        return tuple(out)
+    for t in tokens:
+        n = len(t)
+        if marker and t.endswith(marker) and pos + n > len(word):
+            n -= len(marker)
+        out.append((pos, pos + n))
+        pos += n
+    return tuple(out)

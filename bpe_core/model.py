@@ -12,7 +12,7 @@ from functools import cached_property
 from itertools import chain
 
 from .collector import collector_paused
-from .encoder import MergeStep, RankTable, encode_dropout, encode_ranked, merge_steps
+from .encoder import MergeStep, RankTable, encode_dropout, encode_ranked, merge_steps, token_spans
 from .encoding import Encoding
 from .pretokenize import (
     bytes_to_symbols,
@@ -85,6 +85,7 @@ class Tokenizer:
             self.table = RankTable(ranks)
         self._cache: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = {}
         self._ids: dict[str, tuple[int, ...]] = {}  # encode_ids' own view of the cache
+        self._spans: dict[str, tuple[tuple[str, ...], tuple[int, ...], tuple[tuple[int, int], ...]]] = {}
 
     @cached_property
     def merges(self) -> list[tuple[str, str]]:
@@ -233,24 +234,44 @@ class Tokenizer:
         _check_limit(limit)
         settings = self.settings
         norm, origin, ends = normalize_with_offsets(text, settings)
+        same = isinstance(origin, range)  # nothing normalized: a span in `norm` is a span in `text`
         tokens: list[str] = []
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
+        unk = self.unk_id
         for start, end in split_spans(norm, settings):
             word = norm[start:end]
             if limit is None:
-                word_tokens, word_ids = self._encode_cached(word)
+                word_tokens, word_ids, word_spans = self._encode_with_spans(word)
             else:
                 word_tokens = tuple(self.encode_word(word, limit=limit))
                 word_ids = tuple(self._token_id(t) for t in word_tokens)
-            for token, token_id, (s, e) in zip(word_tokens, word_ids, self._token_spans(word, word_tokens)):
-                shown = token if token_id != self.unk_id else self.unk_token
-                tokens.append(shown)  # type: ignore[arg-type]
-                ids.append(token_id)
-                # From the start of its first character's cluster to the end of its last one's.
-                spans.append((origin[start + s], ends[start + e - 1] if e > s else origin[start + s]))
-        unk = self.unk_id
+                word_spans = self._spans_in(word, word_tokens)
+            if unk is not None and unk in word_ids:
+                word_tokens = tuple(t if i != unk else str(self.unk_token) for t, i in zip(word_tokens, word_ids))
+            tokens += word_tokens
+            ids += word_ids
+            if same:
+                spans += [(start + s, start + e) for s, e in word_spans]
+            else:  # from the start of its first character's cluster to the end of its last one's
+                spans += [(origin[start + s], ends[start + e - 1] if e > s else origin[start + s])
+                          for s, e in word_spans]
         return Encoding(tokens, ids, spans, None if unk is None else [i == unk for i in ids])
+
+    def _encode_with_spans(self, word: str) -> tuple[tuple[str, ...], tuple[int, ...], tuple[tuple[int, int], ...]]:
+        """A word's tokens, ids and each token's span in the word, cached as `_encode_cached` is."""
+        cache = self._spans
+        hit = cache.get(word)
+        if hit is None:
+            tokens, ids = self._encode_cached(word)
+            hit = (tokens, ids, self._spans_in(word, tokens))
+            if len(cache) >= _CACHE_LIMIT:
+                self._spans = cache = {}  # a new dictionary: other threads may be reading the old one
+            cache[word] = hit
+        return hit
+
+    def _spans_in(self, word: str, tokens: Sequence[str]) -> tuple[tuple[int, int], ...]:
+        return token_spans(word, tokens, byte_level=self.settings.mode == "bytes", marker=self.settings.marker)
 
     def encode_tokens(self, text: str) -> list[str]:
         """Only the tokens of `text`."""
@@ -277,6 +298,7 @@ class Tokenizer:
         """
         self._cache = {}
         self._ids = {}
+        self._spans = {}
 
     def encode_ids(self, text: str) -> list[int]:
         """Only the ids: the fast path for long texts."""
@@ -295,30 +317,6 @@ class Tokenizer:
         for word in missing:
             ids[word] = self._ids_of(self._word_tokens(word))
         return list(chain.from_iterable(map(ids.__getitem__, words)))
-
-    def _token_spans(self, word: str, tokens: Sequence[str]) -> list[tuple[int, int]]:
-        """Each token's character span within the word."""
-        if self.settings.mode == "bytes":
-            char_at: list[int] = []
-            for i, ch in enumerate(word):
-                char_at.extend([i] * len(ch.encode("utf-8")))
-            out = []
-            pos = 0
-            for t in tokens:
-                n = len(t)
-                out.append((char_at[pos], char_at[pos + n - 1] + 1))
-                pos += n
-            return out
-        marker = self.settings.marker
-        out = []
-        pos = 0
-        for t in tokens:
-            n = len(t)
-            if marker and t.endswith(marker) and pos + n > len(word):
-                n -= len(marker)
-            out.append((pos, pos + n))
-            pos += n
-        return out
 
     def decode(self, ids: Iterable[int]) -> str:
         """Ids -> text. Word mode restores single spaces between words; other modes are exact.

@@ -10,8 +10,10 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
+from .json_limits import load_json
 from .readers import (
     CHUNK_BYTES,
     decode_bytes,
@@ -61,12 +63,14 @@ def _lines_before(path: str, pos: int) -> int:
 
 
 def jsonl_texts(
-    path: str, compression: str, *, start: int, end: int | None, errors: str, text_field: str
+    path: str, compression: str, *, start: int, end: int | None, errors: str, text_field: str,
+    max_bytes: int | None = None,
 ) -> Iterator[str]:
     """The text field of each record of the JSON lines in bytes [start, end) of a file, in order
-    (a line belongs to the range its first byte is in; compressed files are read whole)."""
+    (a line belongs to the range its first byte is in; compressed files are read whole), the file
+    refused past `max_bytes` bytes (decompressed; None: no limit)."""
     name = display_name(path)
-    with open_binary(path, compression) as stream:
+    with open_binary(path, compression, max_bytes=max_bytes) as stream:
         if compression or not is_regular(stream):
             begin, end = 0, None  # a compressed stream or a pipe: read whole
         else:
@@ -77,6 +81,11 @@ def jsonl_texts(
                 return
             stream.seek(begin)
         base_line: int | None = 1 if begin == 0 else None
+
+        def where(index: int) -> str:  # "name: line N", the lines before counted only for a message
+            first = base_line if base_line is not None else _lines_before(path, begin) + 1
+            return f"{name}: line {first + index}"
+
         for index, (offset, raw) in enumerate(iter_lines(stream, path, compression, start=begin, end=end)):
             text = decode_bytes(raw, offset=offset, path=path, errors=errors, compressed=bool(compression))
             if offset == 0:
@@ -84,7 +93,7 @@ def jsonl_texts(
             if not text.strip():
                 continue
             try:
-                record = json.loads(text)
+                record = load_json(text, where=partial(where, index))
             except json.JSONDecodeError as exc:
                 if base_line is None:
                     base_line = _lines_before(path, begin) + 1

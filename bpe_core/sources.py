@@ -13,7 +13,6 @@ partition each (a stream cannot be entered in the middle); Parquet files one per
 """
 from __future__ import annotations
 
-import glob
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from .cuts import byte_cuts, cut_kind, last_text_cut, text_cuts
 from .pretokenize import require_str
 from .readers import (
     CHUNK_BYTES,
+    capped,
     classify,
     complete_prefix,
     decode_bytes,
@@ -30,15 +30,20 @@ from .readers import (
     is_regular,
     open_binary,
     read_chunk,
+    too_large,
 )
 from .records import jsonl_texts, parquet_row_groups, parquet_texts
 from .settings import BPEError, Settings
+from .source_files import expand_sources as expand_sources  # finding the files: there
 
 DEFAULT_PARTITION_BYTES = 64 * 1024 * 1024
 # Pieces handed to the counter hold about this many characters (more when no safe cut comes).
 PIECE_CHARS = 1_000_000
 # With pre-tokenizer "none" a whole file (or record) is one word and is read whole: refuse larger.
 NONE_MAX_BYTES = 100_000_000
+# The most partitions files are cut into (a tiny partition size on a large file would otherwise
+# fill memory with the plan alone); a file that is one partition does not count.
+MAX_CUT_PARTITIONS = 1_000_000
 ERRORS = ("strict", "replace")
 _ARCHIVE_SUFFIXES = (".tar", ".tgz", ".tbz2", ".zip", ".tar.gz", ".tar.bz2", ".tar.zst")
 
@@ -56,80 +61,30 @@ class Partition:
     row_group: int | None  # Parquet
     size: int  # bytes it covers, for progress
     index: int  # its place in the global order: file order, then position
-
-
-# ---- finding the files ---------------------------------------------------------------------------
-
-
-def _is_glob(text: str) -> bool:
-    return any(ch in text for ch in "*?[")
-
-
-def _walk(directory: str) -> list[str]:
-    """Files under `directory`, hidden files and folders skipped, sorted by relative path."""
-    found: list[str] = []
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        found.extend(os.path.join(root, f) for f in files if not f.startswith("."))
-    return sorted(found, key=lambda p: os.path.relpath(p, directory).split(os.sep))
-
-
-def expand_sources(sources: Sequence[str]) -> list[str]:
-    """Files as given, directories walked (sorted, hidden files skipped), globs expanded and sorted.
-
-    The caller's order between arguments is kept and a path met twice is kept once (the first
-    time). A missing file, a glob that matches nothing or a directory without files is a BPEError.
-    """
-    if isinstance(sources, (str, bytes)) or not isinstance(sources, Sequence):
-        raise BPEError("sources must be a list of file names, directories or globs")
-    out: list[str] = []
-    seen: set[str] = set()
-
-    def add(path: str) -> None:
-        key = os.path.normcase(os.path.abspath(path))
-        if key not in seen:
-            seen.add(key)
-            out.append(path)
-
-    for source in sources:
-        if isinstance(source, os.PathLike):
-            source = os.fspath(source)
-        if not isinstance(source, str) or not source:
-            raise BPEError(f"a source must be a non-empty file name, not {source!r}")
-        if os.path.isdir(source):
-            files = _walk(source)
-            if not files:
-                raise BPEError(f"{source}: no files in this directory")
-            for f in files:
-                add(f)
-        elif os.path.exists(source):
-            add(source)
-        elif _is_glob(source):
-            matches = sorted(p for p in glob.glob(source, recursive=True) if os.path.isfile(p))
-            if not matches:
-                raise BPEError(f"{source}: no files match this pattern")
-            for f in matches:
-                add(f)
-        else:
-            raise BPEError(f"{source}: no such file")
-    return out
+    max_bytes: int | None = None  # a stream (compressed, a pipe) is refused past this many bytes
 
 
 # ---- planning partitions -------------------------------------------------------------------------
 
 
 def plan_partitions(
-    paths: Sequence[str], *, partition_bytes: int = DEFAULT_PARTITION_BYTES, text_field: str | None = None
+    paths: Sequence[str], *, partition_bytes: int = DEFAULT_PARTITION_BYTES, text_field: str | None = None,
+    max_bytes: int | None = None,
 ) -> list[Partition]:
-    """The partitions of `paths`, in the global order (file order, then position)."""
+    """The partitions of `paths`, in the global order (file order, then position). With
+    `max_bytes`, a file larger than that is refused here, and a stream (compressed, a pipe) when
+    reading it passes that many bytes (decompressed)."""
     if isinstance(partition_bytes, bool) or not isinstance(partition_bytes, int) or partition_bytes < 1:
         raise BPEError(f"partition size must be a whole number of bytes, 1 or more, not {partition_bytes!r}")
+    if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1):
+        raise BPEError(f"the byte limit must be a whole number of bytes, 1 or more, not {max_bytes!r}")
     if text_field is not None and paths and all(classify(p)[0] == "text" for p in paths):
         raise BPEError(
             f"{display_name(paths[0])}: --text-field applies to JSON lines (.jsonl, .json) and Parquet files, "
             "and every source is read as plain text; name the files by their format"
         )
     parts: list[Partition] = []
+    cut = 0  # partitions of files cut into more than one
     for path in paths:
         kind, compression = classify(path)
         _refuse_archives(path, kind, compression)
@@ -139,18 +94,26 @@ def plan_partitions(
             raise BPEError(f"{display_name(path)}: no such file") from None
         except OSError as exc:
             raise BPEError(f"{display_name(path)}: cannot be read ({exc.strerror})") from None
+        if max_bytes is not None and size > max_bytes:  # compressed: larger still once decompressed
+            raise too_large(path, max_bytes, size=size)
         if kind == "parquet":
             for group, group_size in parquet_row_groups(path, text_field or "text"):
-                parts.append(Partition(path, kind, compression, 0, None, group, group_size, len(parts)))
+                parts.append(Partition(path, kind, compression, 0, None, group, group_size, len(parts), max_bytes))
         elif compression or size <= partition_bytes:
-            parts.append(Partition(path, kind, compression, 0, None, None, size, len(parts)))
+            parts.append(Partition(path, kind, compression, 0, None, None, size, len(parts), max_bytes))
         else:
+            cut += -(-size // partition_bytes)
+            if cut > MAX_CUT_PARTITIONS:
+                raise BPEError(
+                    f"{display_name(path)}: partitions of {partition_bytes:,} bytes cut the sources into more than "
+                    f"{MAX_CUT_PARTITIONS:,} partitions; choose a larger partition size"
+                )
             for start in range(0, size, partition_bytes):
                 end = start + partition_bytes
                 last = end >= size
                 parts.append(
                     Partition(path, kind, compression, start, None if last else end, None,
-                              min(end, size) - start, len(parts))
+                              min(end, size) - start, len(parts), max_bytes)
                 )
     return parts
 
@@ -253,10 +216,13 @@ def _pieces_of_chunks(chunks: Iterator[str], settings: Settings, piece_chars: in
         yield pending
 
 
-def stream_pieces(stream: IO[bytes], name: str, settings: Settings, *, errors: str = "strict") -> Iterator[str]:
+def stream_pieces(stream: IO[bytes], name: str, settings: Settings, *, errors: str = "strict",
+                  max_bytes: int | None = None) -> Iterator[str]:
     """The text of a binary stream read to its end (stdin), as pieces cut only at safe cuts, so
-    that counting the pieces one by one gives the counts of the whole text; errors name `name`."""
+    that counting the pieces one by one gives the counts of the whole text; errors name `name`,
+    and a stream longer than `max_bytes` bytes is one (None: no limit)."""
     _check_errors(errors)
+    stream = capped(stream, name, max_bytes)
     chunks = _decoded_chunks(stream, name, "", begin=0, end=None, errors=errors)
     if cut_kind(settings) == "none":
         chunks = _limited(chunks, name)
@@ -266,7 +232,7 @@ def stream_pieces(stream: IO[bytes], name: str, settings: Settings, *, errors: s
 def _text_file_pieces(partition: Partition, settings: Settings, errors: str) -> Iterator[str]:
     path, compression = partition.path, partition.compression
     none_limit = cut_kind(settings) == "none"
-    with open_binary(path, compression) as stream:
+    with open_binary(path, compression, max_bytes=partition.max_bytes) as stream:
         if compression or not is_regular(stream):
             # A compressed stream, or a pipe (/dev/stdin, a FIFO, `<(zcat ...)`) whose size says
             # nothing: read to its end.
@@ -315,7 +281,7 @@ def read_texts(
     if partition.kind == "jsonl":
         records = jsonl_texts(
             partition.path, partition.compression, start=partition.start, end=partition.end,
-            errors=errors, text_field=field,
+            errors=errors, text_field=field, max_bytes=partition.max_bytes,
         )
     elif partition.kind == "parquet":
         records = parquet_texts(partition.path, partition.row_group or 0, text_field=field)

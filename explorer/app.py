@@ -44,20 +44,22 @@ PAGES = {
         st.Page("views/overlap.py", title="Vocabulary overlap", icon=":material/join_left:", url_path="vocab-overlap"),
         st.Page("views/language_tax.py", title="Language tax", icon=":material/translate:", url_path="language-tax"),
         st.Page("views/audit.py", title="Token audit", icon=":material/fact_check:", url_path="token-audit"),
+        st.Page("views/report.py", title="Report card", icon=":material/grading:", url_path="report-card"),
         st.Page("views/files.py", title="Import and export", icon=":material/swap_vert:", url_path="import-export"),
     ],
 }
 # The page files live in views/, not pages/: Streamlit would take a pages/ folder beside this
 # script for an old-style multipage app and answer a server's first deep link with "Page not found".
-page = st.navigation(PAGES, expanded=True)  # all 15 pages shown, no "View more"
+page = st.navigation(PAGES, expanded=True)  # all 16 pages shown, no "View more"
 animation.follow_jump(WATCH)  # a button asked for the animation (`animation.jump_to`)
 
 with st.sidebar:
     sidebar.render()
-link.expire_link_notice(st.session_state, page.url_path)
-page_header.link_notice()  # before training: a link that asks for a long one is told so at once
+notice = st.empty()
+page_header.link_notice(notice, page.url_path)  # before training: a link that asks for a long one is told at once
 
 store.ensure_trained(st.empty())
+page_header.link_notice(notice, page.url_path)  # and after: the first training says a link's step past its end
 
 try:
     page.run()

@@ -14,6 +14,7 @@ The list of corpora lives in ``index.json`` in this directory.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -231,16 +232,28 @@ def _writable_dir(directory: Path) -> bool:
 
 
 def _write_cache(path: Path, text: str) -> None:
-    """Write atomically; on failure skip caching (the next load rebuilds)."""
+    """`write_atomically`, where an OSError only skips caching (the next load rebuilds)."""
+    with contextlib.suppress(OSError):
+        write_atomically(path, text)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write UTF-8 text atomically: a temporary file beside `path`, written and fsynced, then renamed
+    onto it (the steps of `bpe_core.atomic`, which this package may not import). On any failure,
+    Ctrl-C too, the temporary file is removed, `path` is left as it was and the error goes on."""
     tmp_path: str | None = None
     try:
         fd, tmp_path = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
+        try:
+            data = memoryview(text.encode("utf-8"))
+            while data:
+                data = data[os.write(fd, data):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp_path, path)
-    except OSError:
+        tmp_path = None
+    finally:
         if tmp_path is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp_path)
-            except OSError:
-                pass

@@ -4,6 +4,11 @@ A test that needs an optional package calls `require("tokenizers")` (or `require
 locally it is skipped when the package is missing; under CI (the `CI` environment variable set
 to anything but "", "0" or "false") it fails, so a run that lost a dependency cannot pass.
 The hooks below apply the same rule to `pytest.importorskip`, so no skip slips through.
+
+Property tests are deterministic: the "deterministic" hypothesis profile, loaded here for the whole
+run, derives each test's examples from the test itself (`derandomize`), keeps no example database,
+runs 100 examples unless a test asks for another number, and sets no deadline (the machine's load
+is not the code's speed). `pytest --hypothesis-profile=explore` searches afresh with random seeds.
 """
 from __future__ import annotations
 
@@ -14,6 +19,12 @@ from types import ModuleType
 from typing import NoReturn
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+hypothesis_settings.register_profile("deterministic", derandomize=True, database=None, max_examples=100,
+                                     deadline=None, print_blob=True)
+hypothesis_settings.register_profile("explore", derandomize=False, max_examples=1000, deadline=None)
+hypothesis_settings.load_profile("deterministic")
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED000 = (

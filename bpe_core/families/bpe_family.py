@@ -52,6 +52,12 @@ def _train_cli(args: argparse.Namespace) -> Trained:
     return train(args)
 
 
+def _unreachable(tok: Tokenizer) -> int:
+    from ..analysis.undertrained import unreachable_tokens
+
+    return len(unreachable_tokens(tok))
+
+
 def _write_gpt2(tok: Tokenizer, output: str) -> list[str]:
     """GPT-2's vocab.json and merges.txt in the directory `output` (a BPEError for settings they cannot hold)."""
     from ..formats.gpt2 import save_gpt2
@@ -73,6 +79,7 @@ FAMILY = Family(
     to_dict=_to_dict,
     to_hf_dict=_to_hf_dict,
     as_parts=_as_parts,
+    unreachable=_unreachable,
     trace_rows=trace_rows,
     cli_help=f"learns --merges N (default: {DEFAULT_MERGES}) or merges up to --vocab-size N tokens",
     train_cli=_train_cli,

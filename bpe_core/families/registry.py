@@ -64,6 +64,9 @@ class Family:
     `tokenizer.json` may encode differently from the model. `as_parts` a model as a tokenizer of
     parts (`bpe_core.parts.pipeline.PartsTokenizer`) that encodes as it does, so every model can
     show its pipeline stage by stage (by default: its `tokenizer.json`, read back).
+
+    For the report card: `unreachable` counts a model's tokens that encoding their own text alone
+    does not give (`bpe_core.analysis.undertrained`); None where the family has no such check.
     """
 
     name: str
@@ -89,6 +92,7 @@ class Family:
     exports: Mapping[str, Callable[[Any, str], list[str]]] = field(default_factory=dict)
     hf_notes: Callable[[Any], Sequence[str]] = lambda model: ()
     as_parts: Callable[[Any], Any] = lambda model: _parts_of_hf(model)
+    unreachable: Callable[[Any], int] | None = None
 
     def count(self, n: int) -> str:
         """`n` of its steps in words.

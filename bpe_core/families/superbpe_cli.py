@@ -10,6 +10,7 @@ import argparse
 import time
 from collections import Counter
 
+from ..cli_count import max_bytes
 from ..cli_families import sized_report, text_streams, vocab_size, words_counted
 from ..cli_progress import MergeBar, bars_wanted
 from ..settings import BPEError
@@ -40,7 +41,8 @@ def train(args: argparse.Namespace) -> Trained:
     pretokenizer = args.pretokenizer or "superbpe"
     one: Counter[str] = Counter()
     two: Counter[str] = Counter()
-    for pieces in text_streams(args.sources, errors=args.errors or "strict", text_field=args.text_field):
+    for pieces in text_streams(args.sources, errors=args.errors or "strict", text_field=args.text_field,
+                               max_bytes=max_bytes(args)):
         first, second = count_both(["".join(pieces)], pretokenizer)
         one.update(first)
         two.update(second)

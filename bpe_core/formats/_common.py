@@ -7,14 +7,20 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ..atomic import write_files
+from ..json_limits import load_json
 from ..pretokenize import check_text
+from ..readers import read_limited, refuse_special
 from ..settings import BPEError
 
 # Hugging Face's `tokenizers` keeps ids as unsigned 32-bit numbers and refuses larger ones.
 MAX_TOKEN_ID = 2**32 - 1
+# The largest tokenizer file read: the largest shipped are a few tens of megabytes.
+MAX_FILE_BYTES = 1_000_000_000
 
 
 def fail(message: str) -> NoReturn:
@@ -84,9 +90,12 @@ def kind_of(value: Any) -> str:
 
 
 def read_bytes(path: Path) -> bytes:
-    """A file's bytes; a missing, unreadable or empty file is a BPEError."""
+    """A file's bytes; a missing, unreadable, empty or special file (a FIFO, a device), or one over
+    MAX_FILE_BYTES, is a BPEError."""
+    refuse_special(str(path))
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as stream:
+            data = read_limited(stream, str(path), MAX_FILE_BYTES, what="the limit for a tokenizer file")
     except FileNotFoundError:
         fail(f"{path} does not exist")
     except IsADirectoryError:
@@ -104,12 +113,11 @@ def read_text_file(path: Path) -> str:
 
 
 def parse_json(text: str, *, name: str) -> Any:
+    """JSON under the limits of `bpe_core.json_limits` (nesting, digits); errors name `name`."""
     try:
-        return json.loads(text)
+        return load_json(text, where=name)
     except json.JSONDecodeError as exc:
         fail(f"{name} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})")
-    except RecursionError:
-        fail(f"{name} is not a tokenizer (its JSON is nested too deeply)")
 
 
 def read_json_file(path: Path) -> Any:
@@ -139,9 +147,14 @@ def _compact(value: Any) -> str:
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write UTF-8 text; an unwritable path is a BPEError."""
-    path = Path(path)
+    """Write UTF-8 text atomically (`write_texts`); an unwritable path is a BPEError."""
+    write_texts([(path, text)])
+
+
+def write_texts(files: Sequence[tuple[str | os.PathLike[str], str]]) -> None:
+    """Write several UTF-8 files as one (`bpe_core.atomic.write_files`): all new, or on any failure
+    all as they were. An OSError (a full disk, a missing folder) is a one-line BPEError naming the file."""
     try:
-        path.write_text(text, encoding="utf-8")
+        write_files([(path, text.encode("utf-8")) for path, text in files])
     except OSError as exc:
-        fail(f"cannot write {path}: {exc.strerror or exc}")
+        fail(f"cannot write {exc.filename}: {exc.strerror or exc}")

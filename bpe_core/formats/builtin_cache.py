@@ -8,11 +8,11 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-import threading
 from array import array
 from collections.abc import Mapping
 from pathlib import Path
 
+from .. import atomic
 from ..parts.ranks import derive_merges
 from ..pretokenize import bytes_to_symbols
 from .tiktoken import read_tiktoken_ranks
@@ -82,22 +82,14 @@ def cached_merges(path: Path, key: str, vocab: dict[str, int]) -> list[tuple[str
 
 
 def write_files(files: list[tuple[Path, bytes]]) -> None:
-    """Write each file atomically, in order; an unwritable cache is left alone (only slower)."""
+    """Write the files as one, atomically (`bpe_core.atomic.write_files`: a rank table and its
+    sidecar are both new or both old); an unwritable cache is left alone (only slower)."""
     try:
-        for path, data in files:
+        for path, _ in files:
             path.parent.mkdir(parents=True, exist_ok=True)
-            _replace(path, data)
+        atomic.write_files(files)
     except OSError:
         pass
-
-
-def _replace(path: Path, data: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        temporary.write_bytes(data)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 def rank_file_table(name: str, data: bytes, size: int, *, file_name: str) -> tuple[dict[str, int], str]:

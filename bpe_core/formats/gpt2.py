@@ -27,7 +27,7 @@ from ._common import (
     require,
     require_merges_in_vocab,
     require_vocab,
-    write_text,
+    write_texts,
 )
 
 VERSION_LINE = "#version: 0.2"
@@ -152,7 +152,8 @@ def dumps_gpt2(tok: Tokenizer) -> tuple[str, str]:
 
 
 def save_gpt2(tok: Tokenizer, directory: str | os.PathLike[str]) -> tuple[Path, Path]:
-    """Write vocab.json and merges.txt into `directory` (created if missing); return both paths."""
+    """Write vocab.json and merges.txt into `directory` (created if missing), both or neither
+    (`write_texts`: on any failure both old files are left as they were); return both paths."""
     vocab_text, merges_text = dumps_gpt2(tok)
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
@@ -162,8 +163,7 @@ def save_gpt2(tok: Tokenizer, directory: str | os.PathLike[str]) -> tuple[Path, 
     except OSError as exc:
         fail(f"cannot create {directory}: {exc.strerror or exc}")
     vocab_path, merges_path = directory / VOCAB_FILE, directory / MERGES_FILE
-    write_text(vocab_path, vocab_text)
-    write_text(merges_path, merges_text)
+    write_texts([(vocab_path, vocab_text), (merges_path, merges_text)])
     return vocab_path, merges_path
 
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from bpe_core.analysis import TextStats
 from bpe_core.analysis.language_tax import language_stats
+from bpe_core.atomic import write_file
 from bpe_core.builtin import builtin_info, load_builtin
 from sample_corpora.catalog import cache_dir
 
@@ -48,21 +47,14 @@ def _read(path: Path, codes: list[str]) -> dict[str, TextStats] | None:
 
 
 def _write(path: Path, stats: Mapping[str, TextStats]) -> None:
+    """Write the numbers atomically (`bpe_core.atomic.write_file`); an unwritable cache is skipped."""
     data = {code: {"bytes": s.bytes, "characters": s.characters, "words": s.words, "tokens": s.tokens}
             for code, s in stats.items()}
-    tmp: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh)
-        os.replace(tmp, path)
+        write_file(path, json.dumps(data).encode("utf-8"))
     except OSError:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        pass
 
 
 def builtin_language_stats(name: str, texts: Mapping[str, str]) -> dict[str, TextStats]:

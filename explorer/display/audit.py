@@ -6,7 +6,7 @@ both for one tokenizer and one reference corpus and keeps the results the page d
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -19,11 +19,13 @@ from bpe_core.analysis import (
     WordSplit,
     minimal_vs_bpe,
     rare_tokens,
+    token_counts,
     token_text,
     unreachable_tokens,
     visible_whitespace,
 )
 from bpe_core.analysis.undertrained import INSIDE, MERGES, NORMALIZED, PARTIAL, PRETOKENIZER, WHOLE
+from bpe_core.report import inside_counts
 from explorer.display.compare import is_byte_level
 from explorer.display.render import Chip, cap_token, chips_html, escape
 
@@ -50,16 +52,20 @@ class Audit:
     unreachable: tuple[Unreachable, ...]
     threshold: int
     corpus_bytes: int  # of the reference text audited
+    inside: dict[str, int]  # per merged token: times made on the corpus and consumed by a later merge
 
 
 def audit(tok: Tokenizer, text: str, *, threshold: int = 0) -> Audit:
-    """Minimal vs BPE over `text`'s words, tokens `text` produces at most `threshold` times, unreachable tokens."""
+    """Minimal vs BPE over `text`'s words, tokens `text` produces at most `threshold` times, unreachable
+    tokens, and how often each merged token is made only to be merged again (`bpe_core.report.residue`)."""
+    emitted = {tok.id_to_token[i]: n for i, n in token_counts(tok, text).items()}
     return Audit(
         minimal=minimal_vs_bpe(tok, text),
         rare=rare_tokens(tok, text, threshold=threshold),
         unreachable=unreachable_tokens(tok),
         threshold=threshold,
         corpus_bytes=len(text.encode("utf-8", errors="surrogatepass")),
+        inside=dict(inside_counts(tok.merges, emitted)),
     )
 
 
@@ -146,12 +152,17 @@ def search_unreachable(tok: Tokenizer, rows: Sequence[Unreachable], query: str) 
         if query else list(rows)
 
 
-def rare_frame(tok: Tokenizer, rows: Sequence[RareToken], *, limit: int = MAX_ROWS) -> pd.DataFrame:
+def rare_frame(tok: Tokenizer, rows: Sequence[RareToken], inside: Mapping[str, int] | None = None, *,
+               limit: int = MAX_ROWS) -> pd.DataFrame:
+    """The rare tokens: id, token, times produced, and times made inside longer tokens (an intermediate
+    token, made only to be merged again, is rare as output yet made often)."""
     shown = rows[:limit]
+    made = inside or {}
     return pd.DataFrame({
         "id": pd.Series([r.token_id for r in shown], dtype="int64"),
         "token": [_shown(tok, r.token) for r in shown],
         "times produced": pd.Series([r.count for r in shown], dtype="int64"),
+        "made inside longer tokens": pd.Series([made.get(r.token, 0) for r in shown], dtype="int64"),
     })
 
 

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from bpe_core import MergeNode
 from bpe_core.analysis import Curve
-from explorer.display.render import hue, token_text
+from explorer.display.render import hue, isolate, token_text
 
 CHOSEN = "#d62728"
 OTHER = "#9ecae1"
@@ -33,12 +33,29 @@ def plotly_text(text: str) -> str:
 
     Only `&`, `<` and `>` are escaped: Plotly decodes `&lt;`, `&gt;` and `&amp;` but not `&quot;`,
     so escaping quotes would show the entity itself. Never put the result in a hover *template*
-    (where `%{...}` is read); use `hovertext` for outside text.
+    (where `%{...}` is read); use `hovertext` for outside text. Right-to-left text and bidirectional
+    controls are isolated (`render.isolate`), as on the page.
 
     >>> plotly_text('<b>"x" & y</b>')
     '&lt;b&gt;"x" &amp; y&lt;/b&gt;'
     """
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return isolate(str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+
+
+def legend_text(text: str, *, width: int = 40) -> str:
+    """Outside text for a legend entry, escaped and broken into lines of about `width` characters at
+    spaces: Plotly never wraps a legend, so a long name would run past the chart's edge.
+
+    >>> legend_text("Trained here: <b>lesson</b>, word mode, 10 merges", width=20)
+    'Trained here:<br>&lt;b&gt;lesson&lt;/b&gt;, word<br>mode, 10 merges'
+    """
+    lines: list[str] = []
+    for word in str(text).split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(plotly_text(line) for line in lines)
 
 
 def label(token: str, *, byte_level: bool = False) -> str:

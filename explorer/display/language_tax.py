@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from bpe_core.analysis.language_tax import TaxRow
-from explorer.display.charts import FONT_SIZE, PRESENTER_FONT_SIZE, figure, plotly_text
+from explorer.display.charts import FONT_SIZE, PRESENTER_FONT_SIZE, figure, legend_text, plotly_text
 
 PREMIUM, PER_CHARACTER = "premium", "per_character"
 METRICS = {PREMIUM: "Premium over English (tokens ÷ English's tokens)", PER_CHARACTER: "Tokens per character"}
@@ -84,7 +84,7 @@ def tax_figure(rows: Sequence[TaxRow], metric: str, languages: Mapping[str, tupl
         mine = {r.language: value(r, metric) for r in rows if r.tokenizer == key}
         x = [code for code in order if mine.get(code) is not None]
         y = [mine[code] for code in x]
-        label = plotly_text(names[key])
+        label = legend_text(names[key])
         data.append({
             "type": "bar", "name": label, "x": [plotly_text(languages[code][0]) for code in x], "y": y,
             "marker": {"color": PALETTE[index % len(PALETTE)]},

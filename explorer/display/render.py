@@ -11,16 +11,83 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 # Tables, charts and the player take these two from here, beside the chips drawn from them.
 from bpe_core.analysis import token_segments, token_text
 
+# Outside text may hold right-to-left letters and bidirectional controls (U+202A-U+202E embeddings
+# and overrides, U+2066-U+2069 isolates, the marks U+200E, U+200F and U+061C). Inside the app's own
+# sentence they could reorder the app's words: a right-to-left override in a title reverses the rest
+# of its line. Such text is shown as a first-strong isolate (FSI ... PDI), which the words around it
+# cannot be reordered by, and its own controls are kept only where they open and close in pairs.
+FSI, PDI, PDF = "\u2068", "\u2069", "\u202c"
+_EMBEDDINGS = frozenset("\u202a\u202b\u202d\u202e")  # LRE, RLE, LRO, RLO: each closed by a PDF
+_ISOLATES = frozenset("\u2066\u2067\u2068")  # LRI, RLI, FSI: each closed by a PDI
+_CONTROLS = _EMBEDDINGS | _ISOLATES | {PDF, PDI}
+_NEEDS_ISOLATION = frozenset({"R", "AL", "LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
+_MARKS = frozenset("\u200e\u200f\u061c")  # LRM, RLM, ALM
+
+
+def _needs_isolation(text: str) -> bool:
+    """Whether `text` holds a right-to-left letter or a bidirectional control (plain ASCII never does)."""
+    return not text.isascii() and any(
+        ch in _MARKS or unicodedata.bidirectional(ch) in _NEEDS_ISOLATION for ch in text if ord(ch) > 0x7F)
+
+
+def _paired_controls(text: str) -> str:
+    """`text` without the bidirectional controls that do not open and close in pairs inside it.
+
+    A PDF closes the embedding or override opened last (unless an isolate opened after it), a PDI
+    the isolate opened last; an embedding still open at that PDI, an opener never closed and a
+    closer with nothing to close are dropped, so what is left stays within the text.
+    """
+    if not any(ch in _CONTROLS for ch in text):
+        return text
+    dropped: set[int] = set()
+    open_at: list[int] = []  # positions of the controls still open, innermost last
+    for at, ch in enumerate(text):
+        if ch in _EMBEDDINGS or ch in _ISOLATES:
+            open_at.append(at)
+        elif ch == PDF:
+            if open_at and text[open_at[-1]] in _EMBEDDINGS:
+                open_at.pop()
+            else:
+                dropped.add(at)
+        elif ch == PDI:
+            isolates = [i for i, opened in enumerate(open_at) if text[opened] in _ISOLATES]
+            if not isolates:
+                dropped.add(at)
+                continue
+            dropped.update(open_at[isolates[-1] + 1:])  # embeddings left open inside the isolate
+            del open_at[isolates[-1]:]
+    dropped.update(open_at)
+    return "".join(ch for at, ch in enumerate(text) if at not in dropped)
+
+
+def isolate(text: str) -> str:
+    """Outside text as a bidirectional isolate, so it cannot reorder the app's words around it.
+
+    Text without right-to-left letters or bidirectional controls is returned as it is; other text
+    is wrapped in FSI ... PDI, its unpaired controls dropped (`_paired_controls`). `md_escape`,
+    `escape` and `charts.plotly_text` call it: a caller gets it with the escaping.
+
+    >>> isolate("abc")
+    'abc'
+    >>> isolate("\u202eabc") == FSI + "abc" + PDI
+    True
+    """
+    text = str(text)
+    if not _needs_isolation(text):
+        return text
+    return FSI + _paired_controls(text) + PDI
+
 
 def escape(text: str) -> str:
-    """HTML-escape any text (quotes too, so it is safe inside attributes)."""
-    return html.escape(text, quote=True)
+    """HTML-escape any text (quotes too, so it is safe inside attributes), isolated (`isolate`)."""
+    return isolate(html.escape(text, quote=True))
 
 
 # Every ASCII punctuation character can be backslash-escaped in CommonMark, and escaping all of
@@ -41,7 +108,8 @@ def md_escape(text: str) -> str:
 
     For every Markdown context: `st.markdown`, captions, notices, widget, tab, expander and metric
     labels. Nothing in it renders: no emphasis, link, image, math, colour, icon, emoji, HTML or
-    heading. Line breaks become spaces, so the text stays one line of a label.
+    heading. Line breaks become spaces, so the text stays one line of a label. Right-to-left text
+    and bidirectional controls are isolated (`isolate`): they cannot reorder the words around it.
 
     >>> md_escape("**a** $x$")
     '\\\\*\\\\*a\\\\*\\\\* \\\\$x\\\\$'
@@ -59,7 +127,7 @@ def md_escape(text: str) -> str:
     # Four leading spaces or a tab would start an indented code block; spaces given as character
     # references are not indentation and still show as spaces.
     body = escaped.lstrip(" \t")
-    return "&#32;" * (len(escaped) - len(body)) + body
+    return isolate("&#32;" * (len(escaped) - len(body)) + body)
 
 
 def as_sentence(text: str) -> str:

@@ -15,8 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, MutableMapping
 from typing import Any
 
+from bpe_core import BPEError
 from bpe_core.builtin import builtin_names, is_builtin
+from bpe_core.pretokenize import check_text
 from bpe_core.settings import EOW_STYLES, MODES, NORMALIZATIONS, PRETOKENIZERS, TIE_BREAKS
+from explorer.display.render import isolate
 from explorer.families import explorer_family, trainable
 from explorer.ui.state import (
     CORPUS,
@@ -77,12 +80,17 @@ def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
 
 
 def _whole(low: int, high: int = MAX_INPUT, *, clamp: str = "") -> Callable[[str], int]:
-    """A whole number from `low` to `high`; with `clamp` (what it counts), larger values become `high`."""
+    """A whole number from `low` to `high`; with `clamp` (what it counts), larger values become `high`.
+
+    Digits of any length are read: one with more digits than `high` is more than it, unconverted
+    (Python refuses to convert a number of over 4,300 digits).
+    """
     def parse(raw: str) -> int:
         digits = raw.strip()
         if not digits.isascii() or not digits.isdigit():
             raise ValueError("is not a whole number" + (f" ({low:,} or more)" if low else ""))
-        value = int(digits)
+        digits = digits.lstrip("0") or "0"
+        value = int(digits) if len(digits) <= len(str(high)) else high + 1
         if value < low:
             raise ValueError(f"is less than {low:,}")
         if value > high:
@@ -102,9 +110,10 @@ def _flag(raw: str) -> bool:
 
 
 def _quoted(name: str, raw: str) -> str:
-    """`name=value` as the link had it, cut to a readable length (still to be escaped for display)."""
+    """`name=value` as the link had it, cut to a readable length and isolated, so bidirectional controls
+    in it cannot reorder the sentence around it (`render.isolate`; still to be escaped for display)."""
     shown = raw if len(raw) <= LINK_SHOWN else raw[:LINK_SHOWN] + "…"
-    return f"{name}={shown}"
+    return f"{name}={isolate(shown)}"
 
 
 # URL parameter -> (state key, parse)
@@ -188,13 +197,17 @@ def values_from_url(params: Mapping[str, str], *, samples: Collection[str]) -> t
     corpus = params.get("corpus")
     text = params.get("text")
     if text is not None:
+        data = text.encode("utf-8", errors="surrogatepass")
         if not text.strip():
             problems.append("text= in the link is empty, so it opened a sample corpus.")
-        elif len(text.encode("utf-8", errors="surrogatepass")) > LINK_TEXT_MAX_BYTES:
+        elif len(data) > LINK_TEXT_MAX_BYTES:
             problems.append(f"The text in the link is longer than a link may carry ({LINK_TEXT_MAX_BYTES:,} bytes), "
                             "so it opened a sample corpus.")
         else:
-            values[LINK_TEXT] = text
+            try:  # the rules of an upload: no NUL bytes, UTF-8 (a byte-order mark dropped)
+                values[LINK_TEXT] = check_text(data, name="The text in the link")
+            except BPEError as exc:
+                problems.append(f"{exc}, so it opened a sample corpus.")
     elif corpus is not None:
         if corpus in samples:
             values[CORPUS] = values[W_CORPUS] = f"sample:{corpus}"
@@ -272,6 +285,16 @@ def _counts_merges(name: object) -> bool:
     return name in trainable() and "target" in explorer_family(str(name)).options
 
 
+def step_past_end(raw: str, steps: int) -> str:
+    """The sentence for a link's `step=` (`raw`) past the last step of the training it opened.
+
+    >>> step_past_end("900", 10)
+    'step=900 in the link is past the end of this training (its last step is 10), so step 10 is shown.'
+    """
+    return (f"{_quoted('step', raw)} in the link is past the end of this training (its last step is {steps:,}), "
+            f"so step {steps:,} is shown.")
+
+
 def link_notice(problems: list[str]) -> str:
     """What a person is told about a link that asked for things it did not get ("" when nothing)."""
     if not problems:
@@ -294,6 +317,26 @@ def read_once(session: MutableMapping[str, Any], query_params: Mapping[str, str]
     notice = link_notice(problems)
     session[URL_NOTICE] = ("warning", notice) if notice else None
     session[URL_NOTICE_AT] = None
+
+
+def note_step_past_end(session: MutableMapping[str, Any], query_params: Mapping[str, str], steps: int) -> None:
+    """At the session's first training (of `steps` steps): a link's step past its end joins the notice.
+
+    The step is the link's while the session's step is the one `step=` asked for; the page then
+    shows the last step (`store.ensure_trained` clamps it), and the notice says so.
+    """
+    raw = query_params.get("step")
+    asked = session.get(STEP)
+    if raw is None or not isinstance(asked, int) or asked <= steps:
+        return
+    try:
+        if _PARAMS["step"][1](raw) != asked:
+            return
+    except ValueError:
+        return
+    said = step_past_end(raw, steps)
+    notice = session.get(URL_NOTICE)
+    session[URL_NOTICE] = ("warning", f"{notice[1]} {said}" if notice else link_notice([said]))
 
 
 def sync_url(query_params: MutableMapping[str, str], values: Mapping[str, Any], *,

@@ -8,19 +8,24 @@ from bpe_core.families.registry import family
 from explorer.data.training import Trained
 from explorer.display.render import as_clause, as_sentence, md_escape
 from explorer.families import explorer_family
-from explorer.ui import state, store
+from explorer.ui import link, state, store
 
 
 def presenter() -> bool:
     return bool(st.session_state[state.W_PRESENTER])
 
 
-def link_notice() -> None:
-    """What the link just opened asked for and did not get (drawn above the page, before any training)."""
+def link_notice(slot: st.delta_generator.DeltaGenerator, page: str) -> None:
+    """What the link just opened asked for and did not get, in `slot` above `page` (its url path),
+    until the user moves on (`link.expire_link_notice`).
+
+    Drawn before any training, and again after it: the first training can add to it.
+    """
+    link.expire_link_notice(st.session_state, page)
     notice = st.session_state[state.URL_NOTICE]
     if notice is not None:
         kind, text = notice
-        (st.warning if kind == "warning" else st.info)(md_escape(text), icon=":material/link:")
+        (slot.warning if kind == "warning" else slot.info)(md_escape(text), icon=":material/link:")
 
 
 def header(title: str, intro: str = "", *, summary: bool = True) -> Trained | None:

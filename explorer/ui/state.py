@@ -7,7 +7,8 @@ Three kinds of key:
   bound to an owned value (`bind`): it starts from it and writes back to it on change.
 * each page's own keys, named after the page (`CMP_` compare, `IO_` import and export, `VOC_`
   vocabulary, `DROP_` BPE-dropout, `PICK_` the tokenizer picker, `ANIM_` the player, `TOK_` tokenize,
-  `OVL_` vocabulary overlap, `TAX_` language tax, `STAB_` training stability, `AUD_` token audit, `FAM_` families).
+  `OVL_` vocabulary overlap, `TAX_` language tax, `STAB_` training stability, `AUD_` token audit, `FAM_` families,
+  `REP_` report card).
 
 Nothing here imports Streamlit: a session is any mutable mapping, so this is tested on a dict.
 """
@@ -194,6 +195,15 @@ AUD_UNREACH_SEARCH, AUD_W_UNREACH_SEARCH = "aud_unreach_search", "aud_w_unreach_
 AUD_MEMO = "aud_memo"  # {(tokenizer ident, corpus digest, bytes, threshold): (tokenizer, display.audit.Audit)}
 AUD_RUN = "aud_run"  # the button that runs a large audit
 
+# ---- Report card (views/report.py): values, widgets -----------------------------------------------
+REP_CHOSEN, REP_W_CHOSEN = "rep_chosen", "rep_w_chosen"  # picker keys of the tokenizers graded (at most 4)
+REP_CORPUS, REP_W_CORPUS = "rep_corpus", "rep_w_corpus"  # corpus key of the reference text; "": the sidebar's
+REP_MB, REP_W_MB = "rep_mb", "rep_w_mb"  # the reference text is cut to its first this many MB
+REP_ALPHA, REP_MIN_MADE, REP_SHARE = "rep_alpha", "rep_min_made", "rep_share"  # Rényi order; residue: made, consumed
+REP_W_ALPHA, REP_W_MIN_MADE, REP_W_SHARE = "rep_w_alpha", "rep_w_min_made", "rep_w_share"
+REP_RUN, REP_GRADED = "rep_run", "rep_graded"  # the button that grades a large text; {(corpus digest, bytes)} asked
+REP_PIECES_CHART, REP_TAX_CHART = "rep_pieces_chart", "rep_tax_chart"
+
 # ---- Families (views/families.py): values, widgets ----------------------------------------------
 FAM_VOCAB, FAM_W_VOCAB = "fam_vocab", "fam_w_vocab"  # one vocabulary size for all; None: the corpus's default
 FAM_PERCENT, FAM_W_PERCENT = "fam_percent", "fam_w_percent"  # the transition, % of the vocabulary
@@ -293,6 +303,9 @@ DEFAULTS: dict[str, Any] = {
     AUD_THRESHOLD: 0,
     AUD_RARE_SEARCH: "",
     AUD_UNREACH_SEARCH: "",
+    REP_CHOSEN: ("sidebar", "builtin:gpt2", "builtin:o200k_base"),
+    REP_CORPUS: "", REP_MB: 1.0,
+    REP_ALPHA: 2.5, REP_MIN_MADE: 10, REP_SHARE: 0.9,
     FAM_VOCAB: None,
     FAM_PERCENT: 80,
     FAM_WORDS: "the lowest of the newest qwzx",
@@ -347,7 +360,6 @@ def keep_sidebar_values(session: Any) -> None:
     for key in SIDEBAR_WIDGETS:
         if key in session:
             session[key] = session[key]
-
 
 
 def init(session: Any) -> None:

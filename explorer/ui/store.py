@@ -32,8 +32,8 @@ from explorer.data import lessons
 from explorer.data.corpus import Corpus, CorpusStats, corpus_stats, sample_corpus
 from explorer.data.training import Trained, TrainRequest, counting_status, progress_status, train_corpus
 from explorer.data.worker import TrainingJob, TrainingPool
-from explorer.display.render import md_escape
-from explorer.ui import state
+from explorer.display.render import isolate, md_escape
+from explorer.ui import link, state
 from sample_corpora import list_corpora, load_corpus
 
 MAX_APP_MERGES = state.MAX_APP_MERGES  # merges, or tokens of a vocabulary, one training here may ask for
@@ -95,7 +95,7 @@ def corpus_options() -> dict[str, str]:
     """Corpus key -> title for the corpus picker: the samples, then this session's own."""
     options = {f"sample:{sid}": title for sid, title in samples().items()}
     for key, corpus in st.session_state[state.USER_CORPORA].items():
-        options[key] = corpus.title
+        options[key] = isolate(corpus.title)  # plain text, its bidirectional controls kept inside it
     return options
 
 
@@ -315,6 +315,8 @@ def ensure_trained(slot: st.delta_generator.DeltaGenerator) -> Trained | None:
             ss[state.TRAINED_FOR] = wanted
             if previous is not None and previous[0] != corpus.key:
                 ss[state.STEP] = 1  # a new corpus starts at its first merge
+            if previous is None:  # the session's first training: a link's step past its end is said
+                link.note_step_past_end(ss, st.query_params, trained.steps)
             ss[state.STEP] = max(0, min(ss[state.STEP], trained.steps))
         ss[state.TRAIN_ERROR] = ""
     except BPEError as exc:

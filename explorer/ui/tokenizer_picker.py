@@ -25,7 +25,7 @@ from bpe_core.builtin import builtin_info, builtin_names, is_builtin, load_built
 from bpe_core.parts.pipeline import PartsTokenizer
 from explorer.data.any_model import AnyModel
 from explorer.data.tokenizer_files import Uploaded, read_tokenizer_files
-from explorer.display.render import md_escape
+from explorer.display.render import isolate, md_escape
 from explorer.ui import state, store
 from explorer.ui.page_header import training_summary
 
@@ -129,8 +129,9 @@ def choices(*, builtins: bool = True, families: bool = False) -> dict[str, str]:
     """
     trained = st.session_state[state.TRAINED]
     merge_list = trained is not None and isinstance(trained.tokenizer_model, Tokenizer)
-    out = {SIDEBAR: sidebar_label()} if trained is not None and (families or merge_list) else {}
-    out.update({key: item.label for key, item in uploaded().items() if families or item.merge_list})
+    # Plain-text labels around outside text (a corpus title, a file name): isolated (`render.isolate`).
+    out = {SIDEBAR: isolate(sidebar_label())} if trained is not None and (families or merge_list) else {}
+    out.update({key: isolate(item.label) for key, item in uploaded().items() if families or item.merge_list})
     if builtins:
         out.update({builtin_key(name): builtin_label(name) for name in builtin_names(parts=families)})
     return out

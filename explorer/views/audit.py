@@ -6,7 +6,7 @@ import streamlit as st
 from bpe_core import BPEError, Tokenizer
 from explorer.data.corpus import Corpus
 from explorer.display import audit as view
-from explorer.display.render import md_escape
+from explorer.display.render import isolate, md_escape
 from explorer.display.tokenize import cap_text
 from explorer.ui import page_header, state, store
 from explorer.ui import tokenizer_picker as picker
@@ -33,7 +33,7 @@ def _corpus() -> Corpus:
 
 
 def _corpus_picker() -> None:
-    options = {"": f"The sidebar's corpus ({store.corpus_title(ss[state.CORPUS])})", **store.corpus_options()}
+    options = {"": f"The sidebar's corpus ({isolate(store.corpus_title(ss[state.CORPUS]))})", **store.corpus_options()}
     if ss[state.AUD_CORPUS] not in options:
         ss[state.AUD_CORPUS] = ""
     st.selectbox("Reference corpus", list(options), format_func=lambda k: options.get(k, k), key=state.AUD_W_CORPUS,
@@ -145,9 +145,11 @@ st.text_input("Search these tokens (· matches a space)", key=state.AUD_W_RARE_S
               on_change=state.bind(ss, state.AUD_W_RARE_SEARCH, state.AUD_RARE_SEARCH))
 query = ss[state.AUD_RARE_SEARCH]
 found = view.search_rare(tok, result.rare, query)
-st.dataframe(view.rare_frame(tok, found), hide_index=True, width="stretch", height=360)
+st.dataframe(view.rare_frame(tok, found, result.inside), hide_index=True, width="stretch", height=360)
 st.caption(md_escape(view.table_caption("tokens", min(len(found), view.MAX_ROWS), len(found),
                                         len(result.rare), query)))
 st.caption("Candidates, not verdicts: a token cut apart by the pre-tokenizer when alone may still come up inside "
            "longer text, and a token a few megabytes never use may be common elsewhere. A token \"only as a whole "
-           "piece\" is made only when a pre-token is exactly its text (tiktoken's rule), never by merges.")
+           "piece\" is made only when a pre-token is exactly its text (tiktoken's rule), never by merges. \"Made "
+           "inside longer tokens\" counts the times a merge made the token and a later merge consumed it: a token "
+           "made often but rarely produced is an intermediate token, a step of the merging (see Report card).")

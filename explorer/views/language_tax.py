@@ -98,7 +98,7 @@ for key in chosen:
     label = options[key]
     try:
         tok = picker.model_for(key)
-        with st.spinner(f"Counting the tokens of fifteen languages with {label} (once)…"):
+        with st.spinner(md_escape(f"Counting the tokens of fifteen languages with {label} (once)…")):
             name = picker.builtin_of(key)
             stats = _builtin_stats(name) if name is not None else _own_stats(_ident(key), tok)
             if ss[state.TAX_CORPUS]:

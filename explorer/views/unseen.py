@@ -9,6 +9,7 @@ import streamlit as st
 from bpe_core import BPEError, merge_tree
 from explorer.display import charts, tables
 from explorer.display.render import Chip, cap_token, chips_html, md_escape, token_text
+from explorer.display.unseen import CUT_NOTE, cut_text, cut_words
 from explorer.display.vocabulary import family_chips_html, phases_note
 from explorer.families import part
 from explorer.ui import animation, page_header, state, unseen_cards
@@ -32,9 +33,9 @@ st.caption(md_escape(own.how(model)))
 
 st.text_input("Words to encode (split into words as this tokenizer splits text)", key=state.W_WORDS,
               on_change=state.bind(ss, state.W_WORDS, state.WORDS))
-text = ss[state.WORDS]
+text, text_cut = cut_text(ss[state.WORDS])  # typed or from a link: one long word would hold the browser
 try:
-    words = own.words(model, text)
+    words, words_cut = cut_words(own.words(model, text))
 except BPEError as exc:  # e.g. a file without an unknown token meets a character it cannot spell
     st.error(f"This tokenizer cannot encode that text: {md_escape(str(exc))}")
     st.stop()
@@ -44,6 +45,8 @@ if not words:
 if len(words) > MAX_WORDS:
     st.caption(f"Showing the first {MAX_WORDS} of {len(words)} words.")
     words = words[:MAX_WORDS]
+if text_cut or words_cut:
+    st.caption(CUT_NOTE)
 
 if not model.merge_based:
     n = None

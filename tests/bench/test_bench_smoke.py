@@ -120,6 +120,28 @@ def test_language_tax_benchmark_quick() -> None:
     assert english_per_char[columns.index("o200k_base")] == f"{stats.tokens_per_character:.3f}"
 
 
+def test_report_benchmark_quick() -> None:
+    """The printed card is the engine's: cl100k's fertility on the same text, and a time for every tokenizer."""
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_report.py"), "--quick"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    header = next(line for line in proc.stdout.splitlines() if line.startswith("measure"))
+    columns = header.split("  ")[1:]
+    columns = [c.strip() for c in columns if c.strip()]
+    assert columns == ["trained 2,000", "gpt2", "cl100k_base", "o200k_base"]
+    fertility = next(line for line in proc.stdout.splitlines() if line.startswith("Tokens per word"))
+
+    from bench._common import QUICK_BYTES, corpus_path, read_text
+    from bpe_core.builtin import load_builtin
+    from bpe_core.report import measure, report_card
+
+    card = report_card(load_builtin("cl100k_base"), read_text(corpus_path("english", QUICK_BYTES)))
+    assert fertility.split()[-2] == f"{measure('tokens_per_word').value(card):.3f}"
+    times = proc.stdout.split("again/encode\n")[1].splitlines()
+    assert [line.split()[0] for line in times[1:]] == ["gpt2", "cl100k_base", "o200k_base"]
+    assert all(line.split()[-1].endswith("x") for line in times[1:])
+
+
 def _big_corpus(cache: Path, size: str, file_bytes: str) -> Path:
     env = {**os.environ, "BPE_EXPLORER_CACHE": str(cache)}
     proc = subprocess.run([sys.executable, str(BENCH / "_big_corpus.py"), "--size", size, "--file-bytes", file_bytes],

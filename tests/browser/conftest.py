@@ -51,7 +51,8 @@ def server():
     _require_chromium()
     port = _free_port()
     SCREENSHOTS.mkdir(exist_ok=True)
-    log = open(SCREENSHOTS / "server.log", "w")  # noqa: SIM115 - closed when the server stops
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # each pytest-xdist worker starts its own server
+    log = open(SCREENSHOTS / f"server{'-' + worker if worker else ''}.log", "w")  # noqa: SIM115 - closed at the end
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "explorer/app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",

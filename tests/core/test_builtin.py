@@ -181,15 +181,6 @@ def test_the_cli_encodes_and_decodes_with_a_builtin_name(quicktok, tmp_path):
 # ---- the disk cache, the process cache, missing packages ----------------------------------
 
 
-@pytest.fixture
-def fresh_cache(tmp_path, monkeypatch):
-    """An empty cache folder and no tokenizer loaded in this process (restored afterwards)."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    forget_loaded()
-    yield tmp_path / "bpe-explorer" / "builtin"
-    forget_loaded()
-
-
 def test_the_rebuilt_table_is_cached_on_disk_and_a_corrupt_cache_is_rebuilt(quicktok, fresh_cache, monkeypatch):
     assert cache_dir() == fresh_cache
     ids = load_builtin("llama3").encode_ids("Hello world, naïve café")

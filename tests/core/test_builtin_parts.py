@@ -170,14 +170,6 @@ def test_the_catalogue_lists_them_after_the_merge_list_ones():
         builtin_info("gpt5")
 
 
-@pytest.fixture
-def fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    forget_loaded()
-    yield tmp_path / "bpe-explorer" / "builtin"
-    forget_loaded()
-
-
 def test_tekken_and_qwens_tables_are_cached_in_byte_symbols(fresh_cache, monkeypatch):
     from bpe_core.formats import builtin_cache, builtin_parts
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from bpe_core import BPEError, Settings, encode_ranked, encode_replay, merge_tree, train
 from tests.conftest import SEED000
 
-PROFILE = dict(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROFILE = dict(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CORPUS = (
     "The quick brown fox jumps over the lazy dog. Ünïcödé naïve café — 日本語のテキスト 🙂\n"
     "def encode(self, text):\n\treturn [ord(c) for c in text]  # comment\r\n" * 3

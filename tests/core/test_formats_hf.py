@@ -90,7 +90,7 @@ def trained_hf(trained, tmp_path_factory):
     return out
 
 
-@hyp_settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@hyp_settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=st.text(alphabet=st.sampled_from(sorted(set(CORPUS + " \t\n␣\x1c\u3000ñ"))), max_size=60))
 def test_hf_export_agrees_on_any_text(trained_hf, text):
     for tok, theirs in trained_hf:

@@ -15,7 +15,7 @@ from bpe_core.formats.tiktoken import load_tiktoken
 from bpe_core.pretokenize import GPT4_PATTERN, byte_to_char, bytes_to_symbols, split_spans
 from tests.conftest import require, require_cl100k
 
-PROFILE = dict(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROFILE = dict(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Letters, digits and marks of several scripts, apostrophes and contractions, punctuation,
 # emoji, and every kind of whitespace the patterns treat differently (runs, line breaks,

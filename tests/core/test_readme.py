@@ -23,7 +23,8 @@ def command_line_blocks() -> list[str]:
 
 def test_the_command_line_section_has_examples():
     commands = [line for block in command_line_blocks() for line in block.splitlines() if line.strip()]
-    assert len(commands) >= 6 and all(line.startswith("python -m bpe_core ") for line in commands)
+    assert len(commands) >= 6 and all(line.startswith(("python -m bpe_core ", "python -m sample_corpora "))
+                                      for line in commands)
     assert any(" export " in line and "--format gpt2" in line for line in commands)
 
 

@@ -35,7 +35,7 @@ SETTINGS = [
         ("bytes", "separate", "none", {"normalization": "NFKC", "lowercase": True, "min_frequency": 2}),
     ]
 ]
-PROFILE = dict(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROFILE = dict(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @hyp_settings(**PROFILE)

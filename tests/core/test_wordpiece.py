@@ -21,7 +21,7 @@ from bpe_core.families.wordpiece_train import train_merges
 from bpe_core.pretokenize import count_words as count_whitespace_words
 from tests.conftest import require
 
-PROFILE = dict(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROFILE = dict(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # Few letters so that pairs repeat, overlap and tie; plus capitals (lowercasing), "İ" (two
 # characters when lowercased), a final-sigma candidate, a combining accent, punctuation that
 # BERT isolates ("$" is ASCII punctuation but a Unicode symbol; U+2E43 is punctuation in recent

@@ -17,11 +17,11 @@ _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 OUTSIDE = (
     "**bold** $x$ $$y$$ ~~s~~ :red[r] :smile: :material/home: ![i](https://example.invalid/p.png) "
     "[l](https://example.invalid) https://example.invalid www.example.invalid a@example.invalid "
-    "<b>h</b> &quot; _it_ `code` # head"
+    "<b>h</b> &quot; _it_ `c*de` # head"
 )
 # Raw pieces of OUTSIDE that must never reach a Markdown string unescaped.
 RAW = ("**bold**", "$x$", "~~s~~", ":red[", ":smile:", ":material/", "](https", "https://", "www.example",
-       "a@example", "<b>", "&quot;", "_it_", "`code`")
+       "a@example", "<b>", "&quot;", "_it_", "`c*de`")
 
 
 def shown(markdown: str) -> str:
@@ -30,9 +30,24 @@ def shown(markdown: str) -> str:
     return _ESCAPED.sub(r"\1", spaces)
 
 
-def _code_spans_removed(markdown: str) -> str:
-    """The app's own `code` spans taken out (their insides are never rendered)."""
-    return re.sub(r"(?<!\\)`[^`]*(?<!\\)`", "", markdown)
+_CODE_SPAN = re.compile(r"(?<!\\)`[^`]*(?<!\\)`")
+# What `md_escape` leaves in outside text: a backslash before ASCII punctuation, a word joiner, a
+# space as a character reference. A code span shows a backslash as itself, so the app never writes
+# one inside its own code spans: a code span holding one is outside text whose backticks were left.
+_ESCAPE_MARK = re.compile(r"\\[!-/:-@\[-`{-~]|\u2060|&#32;")
+
+
+def _code_spans_split(markdown: str) -> tuple[str, list[str]]:
+    """`markdown` without its code spans (the insides are never rendered as Markdown), and the
+    code spans that hold outside text."""
+    outside: list[str] = []
+
+    def take(match: re.Match[str]) -> str:
+        if _ESCAPE_MARK.search(match.group(0)[1:-1]):
+            outside.append(match.group(0))
+        return ""
+
+    return _CODE_SPAN.sub(take, markdown), outside
 
 
 def constructs(markdown: str) -> list[str]:
@@ -42,9 +57,13 @@ def constructs(markdown: str) -> list[str]:
     else unescaped is a construct: `$` math, `~` strike-through, `[`/`]` links and images, `<`
     HTML tags and autolinks, `&` entities, `:name:` emoji, icons and colour directives, and bare URLs,
     www. and e-mail autolinks (which a backslash cannot stop: `md_escape` adds a word joiner).
+    A code span of outside text (one holding `md_escape`'s escapes) and a backtick left over after
+    the code spans are constructs too: outside text's backticks went unescaped.
     """
-    body = re.sub(r"(?<!\\)&#32;", " ", _code_spans_removed(markdown))  # md_escape's own leading spaces
-    found = [m.group(0) for m in re.finditer(r"(?<!\\)(?:[$~\[\]&]|<(?=[A-Za-z/!?]))", body)]
+    without_code, found = _code_spans_split(markdown)
+    body = re.sub(r"(?<!\\)&#32;", " ", without_code)  # md_escape's own leading spaces
+    found += re.findall(r"(?<!\\)`", body)
+    found += [m.group(0) for m in re.finditer(r"(?<!\\)(?:[$~\[\]&]|<(?=[A-Za-z/!?]))", body)]
     found += re.findall(r"(?<!\\):(?=[A-Za-z0-9_/+-])", body)  # :smile: :red[...] :material/...
     for pattern in (r"https?\\?:\\?/", r"www\\?\.", r"\w\\?@\\?\w"):  # unless a joiner breaks them
         found += [m.group(0) for m in re.finditer(pattern, body, re.IGNORECASE)]

@@ -34,6 +34,17 @@ def test_audit_finds_the_longer_cut_the_unreachable_and_the_unused_tokens():
     assert "bpe-chip" in html and "d<span class=\"bpe-marker\">&lt;/w&gt;</span>" in html
 
 
+def test_rare_tokens_say_how_often_merging_made_them_on_the_way():
+    """ "low low": each low</w> is made from lo, then low, so both are made twice and never produced."""
+    tok = Tokenizer(settings=Settings(), merges=[("l", "o"), ("lo", "w"), ("low", "</w>")],
+                    base=["</w>", "l", "o", "w"])
+    found = view.audit(tok, "low low")
+    frame = view.rare_frame(tok, found.rare, found.inside)
+    made = dict(zip(frame["token"], frame["made inside longer tokens"]))
+    assert made == {"</w>": 0, "l": 0, "o": 0, "w": 0, "lo": 2, "low": 2}
+    assert set(frame["times produced"]) == {0}
+
+
 def test_examples_escape_outside_words():
     ranks = {bytes([b]): b for b in range(256)}
     ranks.update({b"b>": 256, b"<b": 257, b">&": 258})  # "<b>&": <, b>, & where <b, >& would do

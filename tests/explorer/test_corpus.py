@@ -21,19 +21,18 @@ def test_bom_is_dropped():
 
 
 @pytest.mark.parametrize(
-    ("data", "message"),
+    ("data", "problem"),
     [
-        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
-        ("café".encode("latin-1"), "not UTF-8"),
-        (b"", "empty"),
-        (b"  \n\t ", "empty"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "looks like a binary file (it contains NUL bytes), not text"),
+        ("café".encode("latin-1"), "is not UTF-8 text (invalid byte 0xe9 at offset 3)"),
+        (b"", "is empty"),
+        (b"  \n\t ", "is empty"),
     ],
 )
-def test_bad_uploads_are_refused_with_a_message(data, message):
-    with pytest.raises(BPEError, match=message) as caught:
+def test_bad_uploads_are_refused_with_a_message(data, problem):
+    with pytest.raises(BPEError) as caught:
         read_uploads([("bad.txt", data)])
-    assert "bad.txt" in str(caught.value) or message == "binary"
-    assert "previous corpus is still loaded" in str(caught.value)
+    assert str(caught.value) == f"Could not use the upload: bad.txt {problem}. The previous corpus is still loaded."
 
 
 def test_one_bad_file_refuses_the_whole_upload():

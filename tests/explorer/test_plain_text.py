@@ -7,7 +7,6 @@ unescaped construct, and every Plotly string shows `<`, `&` and quotes literally
 """
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -26,6 +25,8 @@ PAGES = ("views/train.py", "views/corpus.py", "views/unseen.py", "views/lessons.
 CORPUS = "\n".join([OUTSIDE] * 6 + ["**bold** **bold** [l](https://example.invalid) <b>h</b>"] * 4) + "\n"
 # No "/" in it: a browser sends a bare file name, and anything before a slash is dropped as a folder.
 FILE_NAME = "**x** $x$ ~~s~~ :red[r] [l](www.example.invalid) a@example.invalid <b>h &quot;.json"
+# The Unseen words page draws the first 12 words: an HTML tag and a code span among them.
+UNSEEN = "<b>h</b> `c*de` " + OUTSIDE
 
 
 # ---- md_escape and plotly_text on their own ---------------------------------------------------
@@ -107,7 +108,7 @@ def visited():
     assert not at.exception, at.exception
     assert at.session_state[state.TRAINED].steps > 20
     at.switch_page("views/unseen.py").run()
-    at.text_input(key=state.W_WORDS).set_value(OUTSIDE).run()
+    at.text_input(key=state.W_WORDS).set_value(UNSEEN).run()
     at.switch_page("views/files.py").run()
     exported = tokenizer_files.export_tokenizer(at.session_state[state.TRAINED].tokenizer).ours
     at.file_uploader(key="io_w_upload").set_value((FILE_NAME, exported, "application/json")).run()
@@ -136,8 +137,11 @@ def test_the_outside_text_was_on_the_pages(visited):
     assert any(line.startswith("Step ") and "**" in line for line in unseen)  # a "jump to the step" button
     files = " ".join(visited["views/files.py"][1])
     assert "**x** $x$ ~~s~~ :red[r]" in files  # the upload notice names the file as it is
-    tree = json.dumps(visited["views/unseen.py"][2])
-    assert "&lt;b&gt;" in tree or "&lt;" in tree
+    # The tree of "<b>h</b>": its leaves are the word's characters, each `<` and `>` escaped for Plotly.
+    tree = visited["views/unseen.py"][2][0]
+    texts = [text for trace in tree["data"] for text in trace.get("text", ())]
+    leaves = [text for text in texts if "<br>" not in text]
+    assert leaves == ["&lt;", "b", "&gt;", "h", "&lt;", "/", "b", "&gt;", "&lt;/w&gt;"]
 
 
 def test_a_crafted_link_is_told_as_plain_text():

@@ -23,7 +23,11 @@ def english() -> str:
 
 
 def finish(job, seconds: float = 120.0):
-    assert job.wait(seconds), f"the job did not finish in {seconds} s (stage {job.stage})"
+    """Wait up to `seconds` for the job, a second at a time: each wait keeps it watched, since the
+    pool stops a job nobody has waited for in ABANDON_AFTER (20) seconds."""
+    deadline = time.monotonic() + seconds
+    while not job.wait(1.0):
+        assert time.monotonic() < deadline, f"the job did not finish in {seconds} s (stage {job.stage})"
     return job
 
 

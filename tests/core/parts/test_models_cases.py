@@ -310,7 +310,14 @@ GOOD = {
     "WordLevel": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "<unk>"},
     "Unigram": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["a", -1.0]], "byte_fallback": False},
 }
-MISSING = object()
+class _Missing:
+    """A key left out of the model (its repr is fixed, so test ids are the same in every process)."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING = _Missing()
 BAD = [
     ("BPE", {"vocab": None}, "'vocab'"),
     ("BPE", {"vocab": MISSING}, "has no 'vocab'"),
