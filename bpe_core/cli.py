@@ -49,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
         "[start, end] in the text's characters)."
     )
     encode.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
-    encode.add_argument("texts", metavar="TEXT", nargs="+", help="text to encode")
+    encode.add_argument("texts", metavar="TEXT", nargs="+", help="text to encode ('-': read standard input as "
+                        "one text, as `stats` does)")
     encode.add_argument("--offsets", action="store_true", help="also print each token's character span")
     _add_merges_file(encode)
     encode.set_defaults(run=cli_commands.run_encode)
@@ -69,7 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     decode = commands.add_parser("decode", help="decode token ids to text")
     decode.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
-    decode.add_argument("ids", metavar="ID", nargs="+", type=int, help="a token id")
+    decode.description = (
+        "Print the text of the IDs. '-' reads ids from standard input instead: numbers separated by spaces or "
+        'commas, a JSON list, or the JSON lines `encode` prints (each line\'s "ids" decoded to a line of its own).'
+    )
+    decode.add_argument("ids", metavar="ID", nargs="+", help="a token id, or '-' for standard input")
     _add_merges_file(decode)
     decode.set_defaults(run=cli_commands.run_decode)
 

@@ -23,6 +23,7 @@ from .formats._common import dump_json, write_text
 from .formats.builtin import builtin_info, builtin_names
 from .formats.detect import load_model
 from .formats.ours import save_model
+from .json_limits import load_json
 from .parts.stages import stages
 from .presets import describe
 from .pretokenize import check_text
@@ -81,6 +82,9 @@ def run_trace(args: argparse.Namespace) -> int:
 
 def run_encode(args: argparse.Namespace) -> int:
     tok = _load(args.tokenizer, args)
+    if args.texts.count("-") > 1:
+        raise BPEError("'-' (standard input) can be given once")
+    args.texts = [read_corpus("-") if text == "-" else text for text in args.texts]
     for number, text in enumerate(args.texts, start=1):
         _check_encodable(text, number)
     _print_lines(_encoded(tok, text, offsets=args.offsets) for text in args.texts)
@@ -127,10 +131,54 @@ def _check_encodable(text: str, number: int) -> None:
 
 
 def run_decode(args: argparse.Namespace) -> int:
+    """The text of the ids; with '-', of each list of ids read from standard input, a line each."""
+    if args.ids == ["-"]:
+        lists = ids_from_stdin(read_corpus("-"))
+    elif "-" in args.ids:
+        raise BPEError("'-' reads every id from standard input: give it alone")
+    else:
+        lists = [[_whole_number(value, f"ID {number}") for number, value in enumerate(args.ids, start=1)]]
     tok = _load(args.tokenizer, args)
-    text = tok.decode(args.ids)
-    sys.stdout.write(text + "\n")
+    for ids in lists:
+        sys.stdout.write(tok.decode(ids) + "\n")
     return 0
+
+
+def ids_from_stdin(text: str) -> list[list[int]]:
+    """Lists of token ids: `encode`'s JSON lines (each line's "ids"), one JSON list, or numbers
+    separated by spaces or commas (one list).
+
+    >>> ids_from_stdin("1, 2 3"), ids_from_stdin("[4, 5]"), ids_from_stdin('{"ids": [6]}\\n{"ids": []}\\n')
+    ([[1, 2, 3]], [[4, 5]], [[6], []])
+    """
+    body = text.strip()
+    if body.startswith(("{", "[")):
+        lines = body.splitlines() if body.startswith("{") else [body]
+        out = []
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            where = f"stdin: line {number}"
+            try:
+                value = load_json(line, where=where)
+            except ValueError:
+                raise BPEError(f"{where} is not JSON") from None
+            ids = value.get("ids") if isinstance(value, dict) else value
+            if not isinstance(ids, list):
+                raise BPEError(f'{where}: expected a list of ids or an object with "ids", not {type(value).__name__}')
+            out.append([_whole_number(v, where) for v in ids])
+        return out
+    return [[_whole_number(v, "stdin") for v in body.replace(",", " ").split()]]
+
+
+def _whole_number(value: object, where: str) -> int:
+    """A token id: a whole number (an int, or the text of one, of at most 20 digits)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and len(value.strip().lstrip("+-")) <= 20 and value.strip().lstrip("+-").isdigit():
+        return int(value)
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "…"
+    raise BPEError(f"{where}: a token id is a whole number, not {shown}")
 
 
 def run_export(args: argparse.Namespace) -> int:
