@@ -19,6 +19,7 @@ from typing import Any
 from .analysis.language_tax import language_stats
 from .analysis.stats import TextStats
 from .cli_commands import _load, _print_lines, read_corpus
+from .readers import refuse_special
 from .report import checks, report_card, values
 from .report.card import ReportCard
 from .settings import BPEError
@@ -64,24 +65,14 @@ def _check_options(args: argparse.Namespace) -> None:
 
 
 def _read_limited(name: str, max_bytes: int) -> str:
-    """A reference text, refused above `max_bytes` before it is read (a special file is refused too)."""
+    """A reference text, refused above `max_bytes` by its size before it is read; `read_corpus`
+    refuses pipes and devices unopened, missing files and directories, and caps standard input."""
     if name != "-":
-        try:
-            info = os.stat(name)
-        except FileNotFoundError:
-            raise BPEError(f"{name} does not exist") from None
-        except OSError as exc:
-            raise BPEError(f"cannot read {name}: {exc.strerror or exc}") from None
-        if os.path.isdir(name):
-            raise BPEError(f"{name} is a directory, not a text file")
-        if not os.path.isfile(name):
-            raise BPEError(f"{name} is not a regular file (a pipe or a device): give a text file")
-        if info.st_size > max_bytes:
-            raise BPEError(f"{name} has {info.st_size:,} bytes, over --max-bytes {max_bytes:,}")
-    text = read_corpus(name)
-    if len(text) > max_bytes // 4 and len(text.encode("utf-8", "surrogatepass")) > max_bytes:
-        raise BPEError(f"{name} is over --max-bytes {max_bytes:,}")
-    return text
+        refuse_special(name, hint="; give a text file")
+        size = os.path.getsize(name) if os.path.isfile(name) else 0
+        if size > max_bytes:
+            raise BPEError(f"{name} has {size:,} bytes, over --max-bytes {max_bytes:,}")
+    return read_corpus(name, max_bytes=max_bytes)
 
 
 def _parallel_texts(folder: str, max_bytes: int) -> dict[str, str]:

@@ -70,7 +70,8 @@ def profile(tokenizer: TokenizerModel, text: str) -> TextProfile:
     counts = Counter(encoding.tokens)
     unknown = sum(encoding.unknown) if encoding.unknown else 0
     special = sum(encoding.special) if encoding.special else 0
-    set_apart = {t for i, t in enumerate(encoding.tokens) if encoding.is_unknown(i) or encoding.is_special(i)}
+    set_apart = {t for flags in (encoding.unknown, encoding.special) if flags and any(flags)
+                 for t, flagged in zip(encoding.tokens, flags) if flagged}
     return TextProfile(
         bytes=len(text.encode("utf-8", "surrogatepass")),
         characters=len(text),

@@ -30,6 +30,12 @@ def _texts() -> dict[str, str]:
     return load_parallel()
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def _builtin_parallel(name: str) -> dict[str, TextStats]:
+    """A built-in's languages: read from the disk cache once per server, not on every rerun."""
+    return builtin_language_stats(name, _texts())
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def _own_parallel(ident: str, _tok: AnyModel) -> dict[str, TextStats]:
     return language_stats(_tok, _texts())  # type: ignore[arg-type]  # reads only encode_ids
@@ -48,11 +54,11 @@ def _ident(key: str) -> str:
 
 def _parallel(key: str, tok: AnyModel) -> dict[str, TextStats] | None:
     try:
-        texts = _texts()
+        _texts()
     except RuntimeError:  # Django or Sphinx not installed: said once below the table
         return None
     name = picker.builtin_of(key)
-    return builtin_language_stats(name, texts) if name is not None else _own_parallel(_ident(key), tok)
+    return _builtin_parallel(name) if name is not None else _own_parallel(_ident(key), tok)
 
 
 def _corpus() -> Corpus:
