@@ -1,12 +1,23 @@
-"""Start-up: what `import bpe_core`, the core names and `python -m bpe_core --help` cost, beside `import tiktoken`.
+"""Start-up: what `import bpe_core`, the core names and `python -m bpe_core --help` cost, beside `import tiktoken`;
+and with --first-visit, a new install's first visits to the app's pages.
 
     python bench/bench_startup.py [--repeat 21] [--quick] [--json PATH]
+    python bench/bench_startup.py --first-visit [--warm off,on] [--pages tokenize,language-tax]
 
 Each case is a fresh interpreter (`python -c ...`), run `--repeat` times in turn with the others
 (so a busy moment hits every case alike); the figure is the median wall time less the median of
 `python -c pass` (the interpreter's own start), in milliseconds, and its ratio to `import
 tiktoken` measured the same way in the same run. Targets (issue 18): `import bpe_core` at most
 1.5x, `--help` at most 3x.
+
+--first-visit: a new install is a server whose caches (XDG_CACHE_HOME, BPE_EXPLORER_CACHE) are new,
+empty folders. Visits are timed on new installs, in Debian's Chromium: a visitor who opens the app
+(Watch training) and goes on at once to each page of --pages in turn, through the sidebar; with the
+warming on, one who goes on once it has finished (its stamp written: the time since the server
+answered is reported); and a visitor whose first visit is a link to one of those pages (a new
+install each). `--warm off` turns the server's background warming off (BPE_EXPLORER_WARM=0, as before
+it existed); `--warm on` starts it as explorer/app.py does, on the first run of the app. Target
+(issue 21): a first visit <= 3 s.
 """
 from __future__ import annotations
 
@@ -15,8 +26,11 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
+import _server
 from _common import ROOT, machine_info, table, write_json
 
 CASES = {
@@ -27,6 +41,23 @@ CASES = {
     "python -m bpe_core --help": ["-m", "bpe_core", "--help"],
 }
 TARGETS = {"import bpe_core": 1.5, "python -m bpe_core --help": 3.0}
+FIRST_VISIT_TARGET = 3.0
+PAGE_TITLES = {"tokenize": "Tokenize", "language-tax": "Language tax", "report-card": "Report card",
+               "side-by-side": "Compare tokenizers", "vocab-table": "Vocabulary", "vocab-overlap": "Vocabulary overlap",
+               "token-audit": "Token audit", "import-export": "Import and export", "families": "Families"}
+# `streamlit run`, with the warming started by the app's first run: st.set_page_config (the first call
+# explorer/app.py makes) starts it first, as the app's own call does (a second call does nothing).
+WARM_LAUNCHER = """import sys
+import streamlit as st
+from streamlit.web import cli
+from explorer.data import warm
+def set_page_config(*args, _set=st.set_page_config, **kwargs):
+    warm.start()
+    return _set(*args, **kwargs)
+st.set_page_config = set_page_config
+sys.argv = ["streamlit", "run", *sys.argv[1:]]
+sys.exit(cli.main())
+"""
 
 
 def _once(args: list[str]) -> float:
@@ -36,12 +67,100 @@ def _once(args: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def _new_install(warm: str, log_path: Path, home: Path) -> tuple[subprocess.Popen, str]:
+    """A server on a free port whose caches are new folders under `home`; warming as `warm` says."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(home / "xdg"), "BPE_EXPLORER_CACHE": str(home / "bpe-explorer"),
+           "BPE_EXPLORER_WARM": "1" if warm == "on" else "0"}
+    port = _server.free_port()
+    start = ["-c", WARM_LAUNCHER] if warm == "on" else ["-m", "streamlit", "run"]
+    command = [sys.executable, *start, "explorer/app.py", *_server.streamlit_options(port)]
+    return _server.start(command, port=port, cwd=ROOT, log_path=log_path, env=env)
+
+
+def _first_visit_rows(warm: str, pages: list[str], timeout: float) -> list[list[str]]:
+    from _browser import chromium, new_page
+    from _page_timing import LOADED_JS, errors_on, nav, timed
+
+    rows: list[list[str]] = []
+
+    def row(what: str, seconds: float | None, errors: int) -> None:
+        met = "" if seconds is None else ("met" if seconds <= FIRST_VISIT_TARGET else "MISSED")
+        rows.append([warm, what, "timeout" if seconds is None else f"{seconds:.2f}", met, str(errors or "")])
+
+    def open_link(page, path: str) -> float | None:
+        began = time.perf_counter()
+        try:
+            page.goto(f"{base}/{path}")
+            page.wait_for_function(LOADED_JS, timeout=timeout * 1000, polling=50)
+        except Exception:  # noqa: BLE001 - a timeout: reported as such
+            return None
+        return time.perf_counter() - began
+
+    def warmed(home: Path, since: float) -> None:
+        stamp = home / "xdg" / "bpe-explorer" / "builtin" / "warmed.json"
+        deadline = time.monotonic() + timeout
+        while not stamp.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        took = f"{time.perf_counter() - since:.1f} s after the server answered" if stamp.exists() else "timed out"
+        rows.append([warm, f"  (the warming finished, {took})", "", "", ""])
+
+    with chromium() as browser:
+        # (opened by link, wait for the warming, then visited in turn)
+        visits = [("", False, pages)] + ([("", True, pages)] if warm == "on" else []) + [(p, False, []) for p in pages]
+        for opened, wait, then in visits:
+            with tempfile.TemporaryDirectory(prefix="bench-first-visit-") as home:
+                process, base = _new_install(warm, Path(home) / "server.log", Path(home))
+                answered = time.perf_counter()
+                try:
+                    context, page = new_page(browser)
+                    seconds = open_link(page, opened)
+                    title = PAGE_TITLES.get(opened, "Watch training")
+                    row(f"link to {title} (the server's first visit)", seconds, errors_on(page))
+                    if wait:
+                        warmed(Path(home), answered)
+                    for path in then if seconds is not None else []:
+                        row(f"  then {PAGE_TITLES[path]} from the sidebar",
+                            timed(page, nav(page, path), path=path, timeout=timeout), errors_on(page))
+                    context.close()
+                finally:
+                    _server.stop(process)
+    return rows
+
+
+def first_visits(args: argparse.Namespace) -> None:
+    from _browser import require_chromium
+
+    require_chromium()
+    pages = [p.strip() for p in args.pages.split(",") if p.strip()]
+    unknown = [p for p in pages if p not in PAGE_TITLES]
+    if unknown:
+        raise SystemExit(f"unknown page {', '.join(unknown)}; choose from {', '.join(PAGE_TITLES)}")
+    rows = []
+    for warm in [w.strip() for w in args.warm.split(",") if w.strip()]:
+        print(f"warming {warm} ...", file=sys.stderr, flush=True)
+        rows += _first_visit_rows(warm, pages, args.timeout)
+    info = machine_info()
+    print(info)
+    print("First visits on a new install (empty caches), seconds until the page is drawn and idle")
+    print(table(["warming", "visit", "seconds", f"<= {FIRST_VISIT_TARGET:g} s", "errors"], rows, align="llrll"))
+    results = [dict(zip(("warming", "visit", "seconds", "met", "errors"), r)) for r in rows]
+    write_json("first-visit", {"machine": info, "target_s": FIRST_VISIT_TARGET, "visits": results}, args.json)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=21)
     parser.add_argument("--quick", action="store_true", help="5 runs a case")
     parser.add_argument("--json", help="where to write the results")
+    parser.add_argument("--first-visit", action="store_true", help="time a new install's first visits instead")
+    parser.add_argument("--warm", default="off,on", help="with --first-visit: off, on or both (off,on)")
+    parser.add_argument("--pages", default="tokenize,language-tax",
+                        help=f"with --first-visit, comma-separated: {', '.join(PAGE_TITLES)}")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one visit")
     args = parser.parse_args()
+    if args.first_visit:
+        first_visits(args)
+        return
     repeat = 5 if args.quick else args.repeat
     for argv in CASES.values():  # warm the file cache and the byte-code of every case
         _once(argv)

@@ -8,13 +8,16 @@ import logging
 
 import streamlit as st
 
+from explorer.data import warm
 from explorer.display import render
-from explorer.ui import animation, link, link_corpus, page_header, sidebar, state, store
+from explorer.ui import animation, link, link_corpus, page_header, sessions, sidebar, state, store
 
 log = logging.getLogger("explorer")
 
 st.set_page_config(page_title="BPE explorer", page_icon=":material/join_inner:", layout="wide")
+warm.start()  # once per server: a background process builds the built-in tokenizers' caches
 state.init(st.session_state)
+sessions.checkin()  # an idle session's holdings are let go (explorer/ui/sessions.py)
 link.read_once(st.session_state, st.query_params.to_dict(), samples=store.samples())
 link_corpus.load()
 st.html(render.CSS)
@@ -55,6 +58,7 @@ animation.follow_jump(WATCH)  # a button asked for the animation (`animation.jum
 
 with st.sidebar:
     sidebar.render()
+sessions.show_notice()
 notice = st.empty()
 page_header.link_notice(notice, page.url_path)  # before training: a link that asks for a long one is told at once
 
@@ -66,6 +70,8 @@ try:
 except Exception:  # noqa: BLE001 - no traceback ever reaches the browser
     log.exception("page %s failed", page.title)
     st.error("Something went wrong while drawing this page. Try other settings, or reload the page.")
+finally:
+    sessions.checkout()  # the run has ended, however it ended (st.stop included): its idle time starts
 
 try:
     link.sync_url(st.query_params, state.current_values(st.session_state), corpus_text=link_corpus.own_text())

@@ -1,6 +1,7 @@
-"""Sample corpora for the BPE explorer: small shipped files plus corpora
-generated on first use from the local Python standard library, and the
-multilingual parallel sample set built from installed translation catalogs."""
+"""Sample corpora for the BPE explorer: small hand-written files, samples built
+from installed packages and shipped as files (the English corpus and the
+multilingual parallel set: `python -m sample_corpora build` rebuilds them), and
+a corpus generated on first use from the local Python standard library."""
 
 from __future__ import annotations
 
@@ -14,7 +15,14 @@ from .catalog import (
     list_corpora,
     load_corpus,
 )
-from .languages import PARALLEL_NOTE, SampleLanguage, list_languages, load_language, load_parallel
+from .languages import (
+    PARALLEL_NOTE,
+    SampleLanguage,
+    list_languages,
+    load_language,
+    load_parallel,
+    load_parallel_messages,
+)
 
 __all__ = [
     "DEFAULT_TARGET_BYTES",
@@ -30,4 +38,5 @@ __all__ = [
     "list_languages",
     "load_language",
     "load_parallel",
+    "load_parallel_messages",
 ]

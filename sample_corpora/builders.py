@@ -1,9 +1,11 @@
-"""Corpora built on the user's machine from Python sources: English prose and code.
+"""Corpora built from Python sources: English prose and code.
 
-Nothing here is shipped. The code is the local standard library's; the prose is the standard
-library's documentation, then the docstrings of a few installed packages that
-requirements.txt pins (the standard library alone has about 2.4 MB of prose). Everything is
-read in a fixed order, so a build is deterministic for a given set of installed versions.
+The code is built on the user's machine from the local standard library. The prose is the
+standard library's documentation, then the docstrings of a few installed packages that
+requirements-dev.txt pins (the standard library alone has about 2.4 MB of prose); it is built
+once by ``python -m sample_corpora build`` and ships in ``data/`` (``build.py``), so the app
+needs none of those packages. Everything is read in a fixed order, so a build is deterministic
+for a given Python and set of installed versions.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from pathlib import Path
 MIN_ENGLISH_BYTES = 300_000
 
 #: Installed packages whose docstrings follow the standard library's prose in the English
-#: corpus, in this order: (import name, distribution name). requirements.txt pins them all.
+#: corpus, in this order: (import name, distribution name). requirements-dev.txt pins them all.
 ENGLISH_PACKAGES = (
     ("pandas", "pandas"),
     ("numpy", "numpy"),

@@ -1,13 +1,15 @@
 """Catalog of the sample corpora that ship with the BPE explorer.
 
-Two kinds of corpus exist:
+Three kinds of corpus exist:
 
 * ``file`` corpora are small text files stored next to this module and read
   back byte for byte (line endings included).
+* ``shipped`` corpora were built from installed packages by a builder
+  (``python -m sample_corpora build``) and ship as files in ``data/``
+  (``shipped.py``), so the app needs none of those packages.
 * ``generated`` corpora are built on the user's machine from the Python
-  standard library that is installed there (its docstrings, or its source),
-  then cached on disk so that later loads are fast.  They are never shipped
-  as files.
+  standard library that is installed there (its source), then cached on disk
+  so that later loads are fast.  They are never shipped as files.
 
 The list of corpora lives in ``index.json`` in this directory.
 """
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .builders import build_english, build_python, sources_tag
+from .shipped import read_shipped
 
 __all__ = [
     "DEFAULT_TARGET_BYTES",
@@ -51,7 +54,7 @@ _BUILDER_VERSION = 3  # 2: English adds help topics and comments; 3: and package
 _HERE = Path(__file__).resolve().parent
 _INDEX_PATH = _HERE / "index.json"
 
-_KINDS = ("file", "generated")
+_KINDS = ("file", "shipped", "generated")
 _BUILDER_NAMES = ("build_english", "build_python")
 
 
@@ -64,7 +67,7 @@ class SampleCorpus:
     description: str
     source: str
     licence: str
-    kind: str  # "file" or "generated"
+    kind: str  # "file", "shipped" or "generated"
 
 
 # --------------------------------------------------------------------------
@@ -91,9 +94,9 @@ def _read_index() -> list[dict[str, Any]]:
         kind = entry["kind"]
         if kind not in _KINDS:
             raise ValueError(f"{_INDEX_PATH}: {corpus_id!r} has unknown kind {kind!r}")
-        if kind == "file" and not isinstance(entry.get("file"), str):
-            raise ValueError(f"{_INDEX_PATH}: file corpus {corpus_id!r} lacks 'file'")
-        if kind == "generated" and entry.get("builder") not in _BUILDER_NAMES:
+        if kind in ("file", "shipped") and not isinstance(entry.get("file"), str):
+            raise ValueError(f"{_INDEX_PATH}: {kind} corpus {corpus_id!r} lacks 'file'")
+        if kind != "file" and entry.get("builder") not in _BUILDER_NAMES:
             raise ValueError(
                 f"{_INDEX_PATH}: generated corpus {corpus_id!r} needs 'builder' "
                 f"set to one of {', '.join(_BUILDER_NAMES)}"
@@ -140,16 +143,18 @@ def load_corpus(corpus_id: str, *, max_bytes: int | None = None) -> str:
     """Return the text of a sample corpus.
 
     File corpora are returned exactly as stored (CRLF line endings and a
-    missing final newline are preserved).  Generated corpora are built from
-    the local standard library on first use (``DEFAULT_TARGET_BYTES`` in
-    size) and cached; later calls read the cache.
+    missing final newline are preserved), shipped ones as built (checked
+    against their manifest).  Generated corpora are built from the local
+    standard library on first use (``DEFAULT_TARGET_BYTES`` in size) and
+    cached; later calls read the cache.
 
     ``max_bytes`` caps the result at that many UTF-8 bytes, cutting only
     between characters, never inside one.
 
     Raises ``ValueError`` for an unknown id (the message lists the valid
-    ids) and ``RuntimeError`` if a generated corpus cannot be built because
-    this Python installation has no standard library ``.py`` sources.
+    ids) and ``RuntimeError`` if a shipped file is missing or damaged, or a
+    generated corpus cannot be built because this Python installation has no
+    standard library ``.py`` sources.
     """
     if max_bytes is not None and max_bytes < 0:
         raise ValueError(f"max_bytes must be >= 0, got {max_bytes}")
@@ -158,6 +163,8 @@ def load_corpus(corpus_id: str, *, max_bytes: int | None = None) -> str:
         path = _HERE / entry["file"]
         with open(path, encoding="utf-8", newline="") as fh:
             text = fh.read()
+    elif entry["kind"] == "shipped":
+        text = read_shipped(entry["file"])
     else:
         text = _load_generated(corpus_id, entry["builder"], DEFAULT_TARGET_BYTES)
     if max_bytes is not None:
@@ -237,15 +244,15 @@ def _write_cache(path: Path, text: str) -> None:
         write_atomically(path, text)
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write UTF-8 text atomically: a temporary file beside `path`, written and fsynced, then renamed
+def write_atomically(path: Path, text: str | bytes) -> None:
+    """Write UTF-8 text (or bytes) atomically: a temporary file beside `path`, written and fsynced, then renamed
     onto it (the steps of `bpe_core.atomic`, which this package may not import). On any failure,
     Ctrl-C too, the temporary file is removed, `path` is left as it was and the error goes on."""
     tmp_path: str | None = None
     try:
         fd, tmp_path = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
-            data = memoryview(text.encode("utf-8"))
+            data = memoryview(text.encode("utf-8") if isinstance(text, str) else text)
             while data:
                 data = data[os.write(fd, data):]
             os.fsync(fd)

@@ -1,28 +1,26 @@
 """The multilingual sample set: the same messages in fifteen languages and eight scripts.
 
 ``languages.json`` lists the languages (code, name, script, the locale each package uses for it,
-source and licence). The texts are built on first use from the installed Django and Sphinx
-(`parallel.build_parallel`; both pinned in requirements.txt) and cached beside the other
-generated corpora, keyed by the packages' versions.
+source and licence). The texts were built from Django's and Sphinx's translation catalogs
+(`parallel.build_parallel`, run by ``python -m sample_corpora build``) and ship as
+``data/parallel/<code>.txt`` (`shipped.py`), so reading them needs neither package.
 
 The set is *parallel*: message ``i`` of every language translates English message ``i``, so
 tokens for one language over tokens for English is what that language pays for the same content.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .catalog import _write_cache, cache_dir
-from .parallel import build_parallel, source_versions
+from .shipped import MESSAGE_LINES, parallel_name, read_shipped
 
-__all__ = ["PARALLEL_NOTE", "SampleLanguage", "list_languages", "load_language", "load_parallel"]
+__all__ = ["PARALLEL_NOTE", "SampleLanguage", "list_languages", "load_language", "load_parallel",
+           "load_parallel_messages"]
 
 _INDEX_PATH = Path(__file__).resolve().parent / "languages.json"
-_BUILD_VERSION = 1  # bump when build_parallel's output changes
 
 #: How the texts were chosen, for a page or a report to show beside the numbers.
 PARALLEL_NOTE = (
@@ -66,28 +64,41 @@ def list_languages() -> list[SampleLanguage]:
     ]
 
 
-def _cache_path() -> Path:
-    spec = json.dumps([_BUILD_VERSION, source_versions(), _read_index()], sort_keys=True)
-    digest = hashlib.sha256(spec.encode("utf-8")).hexdigest()[:12]
-    return cache_dir() / f"parallel-{digest}.json"
-
-
 def load_parallel() -> dict[str, str]:
-    """{language code: text} for every language, in display order; built on first use, then read
-    from the cache. RuntimeError (naming the package) when Django or Sphinx is not installed."""
-    languages = list_languages()
-    path = _cache_path()
-    try:
-        with open(path, encoding="utf-8") as fh:
-            cached = json.load(fh)
-        if isinstance(cached, dict) and [lang.code for lang in languages] == list(cached):
-            return {code: str(text) for code, text in cached.items()}
-    except (OSError, ValueError):
-        pass  # not built yet, or unreadable: build it again
-    parallel = build_parallel([(lang.code, dict(lang.locales)) for lang in languages])
-    texts = {lang.code: parallel.text(lang.code) for lang in languages}
-    _write_cache(path, json.dumps(texts, ensure_ascii=False))
-    return texts
+    """{language code: text} for every language, in display order, read from the shipped files.
+    RuntimeError, naming the file and the command that rebuilds it, when one is missing or damaged."""
+    return {lang.code: read_shipped(parallel_name(lang.code)) for lang in list_languages()}
+
+
+def load_parallel_messages() -> dict[str, tuple[str, ...]]:
+    """{language code: its messages}: message ``i`` of every language translates English message ``i``.
+
+    Each text is its messages, each ending with a newline; the few messages that hold a newline
+    themselves are listed in the shipped ``message-lines.json``. RuntimeError as `load_parallel`.
+    """
+    spans = json.loads(read_shipped(MESSAGE_LINES))
+    out: dict[str, tuple[str, ...]] = {}
+    for code, text in load_parallel().items():
+        lines = text.split("\n")[:-1]  # the text ends with a newline
+        long = {int(index): count for index, count in spans.get(code, {}).items()}
+        messages: list[str] = []
+        at = 0
+        while at < len(lines):
+            count = long.get(len(messages), 1)
+            messages.append("\n".join(lines[at:at + count]))
+            at += count
+        out[code] = tuple(messages)
+    if len({len(messages) for messages in out.values()}) != 1:
+        raise RuntimeError(f"the shipped {MESSAGE_LINES} does not split the texts alike; python -m sample_corpora "
+                           "build rebuilds it")
+    return out
+
+
+def message_lines(messages: dict[str, tuple[str, ...]]) -> str:
+    """`load_parallel_messages`'s file for these messages (``python -m sample_corpora build`` writes it)."""
+    spans = {code: {str(i): m.count("\n") + 1 for i, m in enumerate(found) if "\n" in m}
+             for code, found in messages.items()}
+    return json.dumps(spans, indent=0, sort_keys=False) + "\n"
 
 
 def load_language(code: str) -> str:

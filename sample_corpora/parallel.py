@@ -145,7 +145,7 @@ def build_parallel(
         if root is None or not root.is_dir():
             raise RuntimeError(
                 f"the {source.package!r} package is not installed; "
-                "pip install -r requirements.txt installs the pinned version"
+                "bash scripts/install.sh installs the pinned version"
             )
         locales = {code: where[source.package] for code, where in languages if code != "en"}
         for english, translations in _candidates(root, source, locales):

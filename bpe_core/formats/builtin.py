@@ -187,6 +187,28 @@ def forget_loaded() -> None:
     _loaded.clear()
 
 
+def build_caches(name: str) -> None:
+    """Fill the disk caches a load of built-in `name` reads (its table in byte symbols, the merges derived
+    from its ranks), so that its first load and its first merge tree in any later process are quick.
+
+    Nothing is kept in this process that was not already: a rank-file built-in's merges go to disk
+    only, a tokenizer of parts not loaded yet is loaded and dropped. A BPEError as `load_builtin` gives
+    it when the package is missing; GPT-2's files need no cache.
+    """
+    info = builtin_info(name)
+    if info.name == "gpt2":
+        return
+    if info.parts:
+        with _locks[name]:  # a page that loads it meanwhile waits, then reads what this wrote
+            found = _loaded.get(name)
+            tokenizer = found if found is not None else _load(info)
+        _ = tokenizer.merges  # a rank table's deriver writes them to disk
+        return
+    with _locks[name]:
+        vocab, key = _table(info)
+    cached_merges(cache_dir() / f"{info.name}.merges", key, vocab)
+
+
 def _load(info: Builtin) -> Tokenizer | PartsTokenizer:
     if info.name == "gpt2":
         return _load_gpt2(info)

@@ -13,11 +13,13 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bpe_core import BPEError
+from bpe_core.families.registry import family
 from explorer.data.any_model import AnyModel
+from explorer.data.tasks import LONG, Task
 from explorer.families import part, trainable
 
 FAMILIES = trainable()  # names, in the registry's order
@@ -158,6 +160,28 @@ def train_families(text: str, *, vocab_size: int, transition: int,
                               note=size_note(len(model.vocab), vocab_size)))
     return Families(tuple(runs), vocab_size, transition, len(text), len(train_text), measured_on,
                     len(measured), len(measured.split()), long_words)
+
+
+def train_task(texts: list[str], sizes: tuple[int, int, int], report: Any) -> Families:
+    """`train_families` in a worker process (`families_task`) on the start of a corpus: `sizes` is
+    (vocabulary size, transition, the whole corpus's length in characters)."""
+    send = report.sender("progress")
+    vocab_size, transition, corpus_chars = sizes
+    found = train_families(texts[0], vocab_size=vocab_size, transition=transition,
+                           progress=lambda index, name: send(index, len(FAMILIES)))
+    return replace(found, corpus_chars=corpus_chars)
+
+
+def families_task(text: str, *, vocab_size: int, transition: int, where: str) -> Task:
+    """Training every family as a worker's task: the long lane, as a training."""
+    def status(done: int, total: int) -> str:
+        name = FAMILIES[min(done, total - 1)]
+        return f"training {family(name).title} ({done + 1} of {total}) on {where}"
+
+    start = text[:TRAIN_CHARS + HELD_OUT_CHARS]  # all that is trained on and measured
+    return Task("explorer.data.families:train_task", (vocab_size, transition, len(text)), [start],
+                lane=LONG, noun="training", title="training the families", what="training the families",
+                hint="try a smaller vocabulary size or a smaller corpus", progress_text=status)
 
 
 class FamiliesCache:

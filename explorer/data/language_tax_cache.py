@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections import defaultdict
 from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -21,6 +23,11 @@ from bpe_core.builtin import builtin_info, load_builtin
 from sample_corpora.catalog import cache_dir
 
 FORMAT = 1  # bump when what is stored changes
+
+# One count of a built-in at a time in this process: a page that asks while the server's warming
+# (`explorer.data.warm`) counts the same built-in waits for its file instead of counting again.
+_locks: defaultdict[str, threading.Lock] = defaultdict(threading.Lock)
+_locks_lock = threading.Lock()
 
 
 def _path(name: str, texts: Mapping[str, str]) -> Path:
@@ -60,8 +67,11 @@ def _write(path: Path, stats: Mapping[str, TextStats]) -> None:
 def builtin_language_stats(name: str, texts: Mapping[str, str]) -> dict[str, TextStats]:
     """`language_stats(load_builtin(name), texts)`, counted once per machine and then read from disk."""
     path = _path(name, texts)
-    stats = _read(path, list(texts))
-    if stats is None:
-        stats = language_stats(load_builtin(name), texts)
-        _write(path, stats)
+    with _locks_lock:
+        lock = _locks[name]
+    with lock:
+        stats = _read(path, list(texts))
+        if stats is None:
+            stats = language_stats(load_builtin(name), texts)
+            _write(path, stats)
     return stats

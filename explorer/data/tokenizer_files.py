@@ -7,9 +7,11 @@ per file that failed); nothing a file holds can raise anything else.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import io
 import json
+import pickle
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,6 +22,7 @@ from bpe_core.formats.huggingface import WORD_END
 from bpe_core.formats.ours import family_from_json, json_family
 from bpe_core.tokenizer_model import TokenizerModel
 from explorer.data.any_model import AnyModel
+from explorer.data.tasks import SHORT, Task
 from explorer.families import explorer_family
 
 OURS_FILE = "model.json"
@@ -125,6 +128,8 @@ def read_tokenizer_files(files: Sequence[tuple[str, bytes]]) -> tuple[list[Uploa
             kinds[i] = detect_format(name, data)
         except BPEError as exc:
             problems.append(str(exc))
+        except MemoryError:
+            raise  # the worker's limit: its message says so
         except Exception as exc:  # noqa: BLE001 - an upload never raises past this point
             problems.append(_one_line(name, exc))
     vocabs = [i for i, kind in kinds.items() if kind == "gpt2-vocab"]
@@ -162,10 +167,75 @@ def _read(loaded: list[Uploaded], problems: list[str], name: str, files: list[tu
         tok = load()
     except BPEError as exc:
         problems.append(str(exc))
+    except MemoryError:
+        raise  # the worker's limit: its message says so
     except Exception as exc:  # noqa: BLE001 - a reader's gap is still one line, never a traceback
         problems.append(_one_line(name, exc))
     else:
         loaded.append(Uploaded(key=f"file:{_digest(files)}", name=name, model=tok))
+
+
+# ---- reading in a worker process ------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Reading:
+    """What a worker read from uploaded files: each tokenizer pickled, with the memory it took, and the problems.
+
+    `again`: a tokenizer was read within the limits but cannot travel between processes; the
+    server then reads the files itself (the worker has shown that they fit).
+    """
+
+    pickled: tuple[bytes, ...] = ()
+    memory: tuple[int, ...] = ()  # bytes each tokenizer took in the worker's memory
+    problems: tuple[str, ...] = ()
+    again: bool = False
+
+    def loaded(self) -> list[tuple[Uploaded, int]]:
+        return [(pickle.loads(data), nbytes) for data, nbytes in zip(self.pickled, self.memory, strict=True)]
+
+
+def _resident() -> int:
+    """This process's resident memory in bytes (0 where /proc is missing)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def read_in_worker(texts: list[str], job: tuple[list[tuple[str, bytes]], int], report: object) -> Reading:
+    """`read_tokenizer_files` in a worker process (`reading_task`), with the memory each tokenizer
+    takes; one that takes more than a session may hold (`job`'s second part) never leaves the worker."""
+    files, max_bytes = job
+    gc.collect()
+    before = _resident()
+    loaded, problems = read_tokenizer_files(files)
+    gc.collect()
+    grown = max(0, _resident() - before)
+    try:
+        pickled = [pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL) for item in loaded]
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return Reading(problems=tuple(problems), again=True)
+    total = sum(map(len, pickled)) or 1
+    # The growth of the process, shared by pickled size; never less than twice the pickle.
+    memory = [max(2 * len(data), grown * len(data) // total) for data in pickled]
+    kept = [i for i, nbytes in enumerate(memory) if nbytes <= max_bytes]
+    for i in sorted(set(range(len(loaded))) - set(kept)):
+        problems.append(f"{loaded[i].name} takes about {memory[i] / 1024**2:,.0f} MB of memory once read, more "
+                        f"than one session may hold here ({max_bytes / 1024**2:,.0f} MB); try a smaller tokenizer "
+                        "file")
+    return Reading(tuple(pickled[i] for i in kept), tuple(memory[i] for i in kept), tuple(problems))
+
+
+def reading_task(files: Sequence[tuple[str, bytes]], *, max_bytes: int) -> Task:
+    """Reading uploaded tokenizer files as a worker's task (the short lane); a tokenizer that takes
+    more than `max_bytes` (a session's whole budget) stays in the worker, refused in one line."""
+    names = ", ".join(display_name(name, f"upload-{i + 1}") for i, (name, _) in enumerate(files)) or "the files"
+    return Task("explorer.data.tokenizer_files:read_in_worker", (list(files), max_bytes), lane=SHORT, noun="upload",
+                title=f"reading {names}", what=f"reading {names}", hint="try a smaller tokenizer file")
 
 
 # ---- exports ---------------------------------------------------------------------------------

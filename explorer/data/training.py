@@ -243,3 +243,9 @@ def train_corpus(
         raise BPEError("the corpus is empty (or only whitespace): there is nothing to train on")
     trainer = part(request.family, "training")
     return trainer.train(texts, request, progress=progress, count_progress=count_progress)
+
+
+def train_task(texts: list[str], request: TrainRequest, report: Any) -> Trained:
+    """`train_corpus` in a worker process (`explorer.data.tasks.training_task`), its progress sent as it goes."""
+    report.stage("counting")
+    return train_corpus(texts, request, progress=report.sender("progress"), count_progress=report.sender("counted"))

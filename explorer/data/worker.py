@@ -1,12 +1,16 @@
-"""Training in worker processes: a long training slows no other user's page and cannot take the server down.
+"""Heavy work in worker processes: a long job slows no other user's page and cannot take the server down.
 
-Pure: no Streamlit here. The server shares one `TrainingPool`. Each training runs in a fresh
-Python process of its own (`python -c`, not `multiprocessing`: its spawn and forkserver methods
-re-run the main module in the child, and under Streamlit that is the app script), with
+Pure: no Streamlit here. The server shares one `WorkerPool`. Each job (a `Task`: a training,
+reading an uploaded tokenizer file, training every family) runs in a fresh Python process of its
+own (`python -c`, not `multiprocessing`: its spawn and forkserver methods re-run the main module
+in the child, and under Streamlit that is the app script; `worker_child.py` is that process's side), with
 
-* a memory limit (`RLIMIT_AS`): a runaway training dies alone, with a message in words;
+* a memory limit (`RLIMIT_AS`): a runaway job dies alone, with a message in words;
 * a time limit: past it the process is terminated;
-* a cap on trainings at once (the cores): later ones wait in turn, first come first served.
+* lanes: a cap on jobs at once in each lane, later ones wait their turn, first come first served.
+  Big jobs take the "long" lane (as many as the cores, run at a lower priority: `nice`); small
+  trainings, file reading and the like take the "short" lane, so they never wait behind two big
+  trainings, and the pages (the server's own threads) keep the cores they need.
 
 A thread in the server watches each job: it reads the progress the process sends, enforces
 the limits and always reaps the process, so a slot is freed even when nobody waits for the
@@ -22,162 +26,58 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from bpe_core import BPEError
-from explorer.data.training import (
-    DEFAULT_FAMILY,
-    Progress,
-    Trained,
-    TrainRequest,
-    counting_status,
-    progress_status,
-    train_corpus,
-)
-from explorer.families import explorer_family
+from explorer.data.tasks import LONG, SHORT, Task, training_task, with_hint
+from explorer.data.training import TrainRequest, counting_status
+from explorer.data.worker_child import send_task
 
-MAX_TRAININGS = max(1, min(2, os.cpu_count() or 1))  # trainings at once, server-wide
-TIME_LIMIT = 120.0  # seconds one training may run
-MEMORY_LIMIT = 3 * 1024**3  # bytes of address space one training may use
+MAX_TRAININGS = max(1, min(2, os.cpu_count() or 1))  # long jobs at once, server-wide
+SHORT_WORKERS = 2  # short jobs at once, server-wide, beside the long ones
+LONG_NICENESS = 10  # long jobs run at this lower priority: a page or a short job comes first
+TIME_LIMIT = 120.0  # seconds one job may run
+MEMORY_LIMIT = 3 * 1024**3  # bytes of address space one job may use
 ABANDON_AFTER = 20.0  # seconds without anyone waiting for a job before it is stopped
-PROGRESS_EVERY = 0.1  # seconds between progress messages from a worker
 ROOT = Path(__file__).resolve().parents[2]  # so that the worker imports this checkout's explorer
-# The worker's program: read pipe descriptors and the memory limit from argv, then train.
-_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from explorer.data.worker import _main; _main(sys.argv[2:])"
-
-
-def _gib(n: int) -> str:
-    return f"{n / 1024**3:.1f} GB" if n >= 1024**3 else f"{n / 1024**2:,.0f} MB"
-
-
-def time_message(seconds: float, family: str = DEFAULT_FAMILY) -> str:
-    """A training stopped for its time, with what to try for this family."""
-    return (f"the training took longer than {seconds:,.0f} s, the limit for one training here, and was stopped; "
-            f"{explorer_family(family).slow_hint}")
-
-
-def memory_message(limit: int) -> str:
-    return (
-        f"this corpus with these settings needs more than {_gib(limit)} of memory, the limit for one training "
-        "here, so the training was stopped; try fewer merges, a pre-tokenizer or a smaller corpus"
-    )
-
-
-# ---- the worker process ------------------------------------------------------------------------
-
-CHUNK = 1 << 20  # characters of corpus text per message to a worker
-
-
-def _send_texts(conn: Connection, texts: list[str], request: TrainRequest) -> None:
-    """Send the request, then each text as UTF-8 a megabyte at a time: never a second whole copy in the server."""
-    conn.send((request, len(texts)))
-    for text in texts:
-        for start in range(0, len(text), CHUNK):
-            conn.send_bytes(text[start:start + CHUNK].encode("utf-8", errors="surrogatepass"))
-        conn.send_bytes(b"")  # end of this text
-
-
-def _receive_texts(conn: Connection) -> tuple[list[str], TrainRequest]:
-    request, count = conn.recv()
-    texts = []
-    for _ in range(count):
-        parts = []
-        while chunk := conn.recv_bytes():
-            parts.append(chunk.decode("utf-8", errors="surrogatepass"))
-        texts.append("".join(parts))
-    return texts, request
-
-
-def _main(argv: list[str]) -> None:
-    """Entry point of a worker process: `<read fd> <write fd> <memory limit in bytes, 0 for none>`."""
-    read_fd, write_fd, memory_limit = (int(a) for a in argv)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C on the server stops the server, which stops us
-    try:  # Linux: die with the thread that started us, even if the server itself is killed
-        import ctypes
-
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if memory_limit:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
-    inbox = Connection(read_fd, writable=False)
-    conn = Connection(write_fd, readable=False)
-    try:
-        _child(inbox, conn)
-    finally:
-        inbox.close()
-
-
-def _child(inbox: Connection, conn: Connection) -> None:
-    """Receive (texts, request), train, and send progress, then the pickled bundle or what went wrong."""
-    outcome: tuple | None = None
-    try:
-        texts, request = _receive_texts(inbox)
-        conn.send(("stage", "counting"))
-        last = [0.0]
-
-        def sender(kind: str) -> Progress:  # "counted": bytes of text counted; "progress": merges made
-            def send(done: int, total: int) -> None:
-                now = time.monotonic()
-                if now - last[0] >= PROGRESS_EVERY or done >= total:
-                    last[0] = now
-                    conn.send((kind, done, total))
-            return send
-
-        trained = train_corpus(texts, request, progress=sender("progress"), count_progress=sender("counted"))
-        del texts
-        data = pickle.dumps(trained, protocol=pickle.HIGHEST_PROTOCOL)
-        del trained
-        conn.send(("result", len(data)))
-        conn.send_bytes(data)
-    # Outcomes are sent after the except clause: until it ends, the traceback keeps the failed
-    # training's memory alive, and even a small message may then fail to allocate.
-    except MemoryError:
-        outcome = ("memory", "")
-    except BPEError as exc:
-        outcome = ("error", str(exc))
-    except (EOFError, BrokenPipeError):
-        return  # the server stopped waiting
-    except Exception as exc:  # noqa: BLE001 - one line for the page, never a traceback
-        outcome = ("error", f"the training failed ({type(exc).__name__}: {exc})")
-    try:
-        if outcome is not None:
-            conn.send(outcome)
-    except (OSError, EOFError):
-        pass
-    finally:
-        conn.close()
+# The worker's program: read pipe descriptors, the memory limit and the niceness from argv, then run the task.
+_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from explorer.data.worker_child import main; "
+         "main(sys.argv[2:])")
 
 
 # ---- a job, as the page sees it ----------------------------------------------------------------
 
-class TrainingJob:
-    """One training: its state while it waits and runs, then its result or the reason it failed.
+class Job:
+    """One task: its state while it waits and runs, then its result or the reason it failed.
 
     Written by the pool's watcher thread, read by the page's thread.
     """
 
-    def __init__(self, key: Hashable, request: TrainRequest) -> None:
+    def __init__(self, key: Hashable, task: Task) -> None:
         self.key = key
-        self.request = request
-        self.cap = MAX_TRAININGS  # trainings the server runs at once (set by the pool)
-        self.stage = "waiting"  # waiting, counting, training, done, failed
-        self.ahead = 0  # jobs before this one in the queue
-        self.done = 0  # merges made so far
+        self.task = task
+        self.cap = MAX_TRAININGS  # jobs of its lane the server runs at once (set by the pool)
+        self.stage = "waiting"  # waiting, running, counting, training (progress), done, failed
+        self.ahead = 0  # jobs before this one in its lane's queue
+        self.done = 0  # progress so far ("progress" messages: merges made)
         self.counted = self.count_total = 0  # bytes of text counted so far, and in all (stage "counting")
         self.total = 0
         self.started = 0.0  # time.monotonic() when the worker started
-        self.result: Trained | None = None
-        self.result_bytes = 0  # size of the pickled bundle: a measure of its memory
+        self.result: object = None
+        self.result_bytes = 0  # size of the pickled result: a measure of its memory
         self.error = ""
-        self.lasting = False  # the error comes from the corpus and settings (a retry fails the same way)
+        self.lasting = False  # the error comes from the input and settings (a retry fails the same way)
+        self.unsendable = False  # its payload cannot be pickled (a model built with a closure): run it elsewhere
         self.finished = threading.Event()
         self.cancelled = threading.Event()
         self.watched = time.monotonic()
+
+    @property
+    def request(self) -> object:
+        """The task's payload (a training's `TrainRequest`)."""
+        return self.task.payload
 
     def wait(self, timeout: float) -> bool:
         """Wait up to `timeout` seconds for the job to finish; waiting also keeps it alive."""
@@ -189,16 +89,19 @@ class TrainingJob:
 
     def status(self) -> str:
         """The job's progress in words."""
+        noun = self.task.noun
         if self.stage == "waiting":
-            ahead = f" ({self.ahead:,} trainings ahead)" if self.ahead > 1 else ""
-            return f"waiting for another training to finish{ahead}; the server runs {self.cap:,} at a time"
+            ahead = f" ({self.ahead:,} {noun}s ahead)" if self.ahead > 1 else ""
+            return f"waiting for another {noun} to finish{ahead}; the server runs {self.cap:,} at a time"
         seconds = time.monotonic() - self.started if self.started else 0.0
         if self.stage == "counting":
             if self.count_total:
                 return f"{counting_status(self.counted, self.count_total)}, {seconds:.0f} s"
             return f"counting words… {seconds:.0f} s"
-        if self.stage == "training":
-            return f"{progress_status(self.request.family, self.done, self.total)}, {seconds:.0f} s"
+        if self.stage == "training" and self.task.progress_text is not None:
+            return f"{self.task.progress_text(self.done, self.total)}, {seconds:.0f} s"
+        if self.stage in ("running", "training"):
+            return f"{self.task.title}… {seconds:.0f} s"
         return self.stage
 
     def fraction(self) -> float:
@@ -212,101 +115,129 @@ class TrainingJob:
 
 # ---- the pool ----------------------------------------------------------------------------------
 
-class TrainingPool:
-    """At most `workers` trainings at once, each in its own process, under the time and memory limits."""
+@dataclass(frozen=True)
+class Lane:
+    name: str
+    workers: int  # its jobs at once
+    niceness: int  # added to its processes' niceness
+
+
+class WorkerPool:
+    """Jobs in their own processes, under the time and memory limits, at most `workers` long jobs
+    and `short_workers` short ones at once."""
 
     def __init__(
         self,
         *,
         workers: int = MAX_TRAININGS,
+        short_workers: int = SHORT_WORKERS,
         time_limit: float = TIME_LIMIT,
         memory_limit: int | None = MEMORY_LIMIT,
         abandon_after: float = ABANDON_AFTER,
+        long_niceness: int = LONG_NICENESS,
     ) -> None:
-        if workers < 1:
-            raise ValueError("a training pool needs at least one worker")
-        self.workers = workers
+        if workers < 1 or short_workers < 1:
+            raise ValueError("a worker pool needs at least one worker in each lane")
+        self.lanes = {LONG: Lane(LONG, workers, long_niceness), SHORT: Lane(SHORT, short_workers, 0)}
         self.time_limit = time_limit
         self.memory_limit = memory_limit
         self.abandon_after = abandon_after
         self._cond = threading.Condition()
-        self._queue: deque[TrainingJob] = deque()
-        self._running = 0
-        self.processes: dict[TrainingJob, subprocess.Popen] = {}  # the workers running (tests read it)
+        self._queues: dict[str, deque[Job]] = {name: deque() for name in self.lanes}
+        self._running = dict.fromkeys(self.lanes, 0)
+        self.processes: dict[Job, subprocess.Popen] = {}  # the workers running (tests read it)
+
+    @property
+    def workers(self) -> int:
+        return self.lanes[LONG].workers
 
     @property
     def running(self) -> int:
-        return self._running
+        return sum(self._running.values())
 
     @property
     def waiting(self) -> int:
-        return len(self._queue)
+        return sum(map(len, self._queues.values()))
 
-    def submit(self, key: Hashable, texts: list[str], request: TrainRequest) -> TrainingJob:
-        """Queue a training and return its job at once; a thread of the pool runs it."""
-        job = TrainingJob(key, request)
-        job.cap = self.workers
+    def train(self, key: Hashable, texts: Sequence[str], request: TrainRequest) -> Job:
+        """Queue a training (`training_task`) and return its job at once."""
+        return self.submit(key, training_task(texts, request))
+
+    def submit(self, key: Hashable, task: Task) -> Job:
+        """Queue a task and return its job at once; a thread of the pool runs it."""
+        if task.lane not in self.lanes:
+            raise ValueError(f"no lane {task.lane!r}")
+        job = Job(key, task)
+        job.cap = self.lanes[task.lane].workers
         with self._cond:
-            self._queue.append(job)
-            self._update_positions()
-        thread = threading.Thread(target=self._watch, args=(job, texts, request), name="bpe-training", daemon=True)
+            self._queues[task.lane].append(job)
+            self._update_positions(task.lane)
+        thread = threading.Thread(target=self._watch, args=(job,), name=f"bpe-{task.noun}", daemon=True)
         thread.start()
         return job
 
-    def _update_positions(self) -> None:
-        free = self.workers - self._running
-        for i, job in enumerate(self._queue):
-            job.ahead = 0 if i < free else self._running + i  # trainings running, then those queued before it
+    def _update_positions(self, lane: str) -> None:
+        running = self._running[lane]
+        free = self.lanes[lane].workers - running
+        for i, job in enumerate(self._queues[lane]):
+            job.ahead = 0 if i < free else running + i  # jobs running, then those queued before it
 
-    def _abandoned(self, job: TrainingJob) -> bool:
+    def _abandoned(self, job: Job) -> bool:
         return time.monotonic() - job.watched > self.abandon_after
 
-    def _take_slot(self, job: TrainingJob) -> bool:
+    def _take_slot(self, job: Job) -> bool:
+        lane = job.task.lane
+        queue = self._queues[lane]
         with self._cond:
             while True:
                 if job.cancelled.is_set() or self._abandoned(job):
-                    self._queue.remove(job)
-                    self._update_positions()
+                    queue.remove(job)
+                    self._update_positions(lane)
                     self._cond.notify_all()
                     return False
-                free = self.workers - self._running
-                if free > 0 and job in list(self._queue)[:free]:
-                    self._queue.remove(job)
-                    self._running += 1
-                    self._update_positions()
+                free = self.lanes[lane].workers - self._running[lane]
+                if free > 0 and job in list(queue)[:free]:
+                    queue.remove(job)
+                    self._running[lane] += 1
+                    self._update_positions(lane)
                     return True
                 self._cond.wait(0.25)
 
-    def _free_slot(self) -> None:
+    def _free_slot(self, lane: str) -> None:
         with self._cond:
-            self._running -= 1
-            self._update_positions()
+            self._running[lane] -= 1
+            self._update_positions(lane)
             self._cond.notify_all()
 
-    def _watch(self, job: TrainingJob, texts: list[str], request: TrainRequest) -> None:
+    def _watch(self, job: Job) -> None:
+        noun = job.task.noun
         try:
             if not self._take_slot(job):
-                job._fail("the training was cancelled", lasting=False)
+                job._fail(f"the {noun} was cancelled", lasting=False)
                 return
             try:
-                self._run(job, texts, request)
+                self._run(job)
             finally:
-                self._free_slot()
+                self._free_slot(job.task.lane)
         except Exception as exc:  # noqa: BLE001 - the page must hear of it, whatever it was
-            job._fail(f"the training could not run ({type(exc).__name__}: {exc})", lasting=False)
+            job._fail(f"the {noun} could not run ({type(exc).__name__}: {exc})", lasting=False)
         finally:
             if job.stage != "done" and not job.error:
-                job._fail("the training stopped without a result", lasting=False)
+                job._fail(f"the {noun} stopped without a result", lasting=False)
+            job.task = _forget_texts(job.task)
             job.finished.set()
 
-    def _run(self, job: TrainingJob, texts: list[str], request: TrainRequest) -> None:
+    def _run(self, job: Job) -> None:
+        task = job.task
         from_parent, to_child = os.pipe()  # (read end, write end)
         from_child, to_parent = os.pipe()
         job.started = time.monotonic()
-        job.stage = "counting"
+        job.stage = "running"
+        niceness = self.lanes[task.lane].niceness
         try:
             process = subprocess.Popen(
-                [sys.executable, "-c", _BOOT, str(ROOT), str(from_parent), str(to_parent), str(self.memory_limit or 0)],
+                [sys.executable, "-c", _BOOT, str(ROOT), str(from_parent), str(to_parent),
+                 str(self.memory_limit or 0), str(niceness)],
                 pass_fds=(from_parent, to_parent), stdin=subprocess.DEVNULL, close_fds=True,
             )
         except BaseException:
@@ -320,31 +251,38 @@ class TrainingPool:
         conn = Connection(from_child, writable=False)
         self.processes[job] = process
         try:
-            _send_texts(send, texts, request)
-            del texts
+            try:
+                send_task(send, task.function, task.payload, task.texts)
+            except (pickle.PicklingError, AttributeError, TypeError) as exc:  # a model that cannot travel
+                job.unsendable = True
+                job._fail(f"the {task.noun} could not be sent to a worker ({type(exc).__name__})", lasting=False)
+                return
+            job.task = _forget_texts(task)  # the pool keeps no copy of a corpus once it is sent
+            del task
             self._follow(job, process, conn)
         except (BrokenPipeError, EOFError, ConnectionResetError):
             if not job.error:
-                job._fail(self._death(process), lasting=True)
+                self._died(job, process)
         finally:
             send.close()
             conn.close()
             self._stop(process)
             self.processes.pop(job, None)
 
-    def _follow(self, job: TrainingJob, process, conn: Connection) -> None:
+    def _follow(self, job: Job, process, conn: Connection) -> None:
+        task = job.task
         deadline = job.started + self.time_limit
         while True:
             if job.cancelled.is_set() or self._abandoned(job):
-                job._fail("the training was cancelled", lasting=False)
+                job._fail(f"the {task.noun} was cancelled", lasting=False)
                 return
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                job._fail(time_message(self.time_limit, job.request.family), lasting=True)
+                job._fail(task.time_text(self.time_limit), lasting=True)
                 return
             if not conn.poll(min(0.2, remaining)):
                 if process.poll() is not None and not conn.poll(0):
-                    job._fail(self._death(process), lasting=True)
+                    self._died(job, process)
                     return
                 continue
             message = conn.recv()
@@ -362,23 +300,31 @@ class TrainingPool:
                 job.stage = "done"
                 return
             elif kind == "memory":
-                job._fail(memory_message(self.memory_limit or 0), lasting=True)
+                job._fail(task.memory_text(self.memory_limit or 0), lasting=True)
+                return
+            elif kind == "crash":
+                job._fail(f"{task.what} failed ({message[1]})", lasting=True)
                 return
             else:
                 job._fail(message[1], lasting=True)
                 return
 
-    def _death(self, process: subprocess.Popen) -> str:
+    @staticmethod
+    def _died(job: Job, process: subprocess.Popen) -> None:
+        """Fail the job with why its process ended, and whether a retry would end the same way. A kill
+        by the system would not: the machine may have run short of memory for everyone at that moment."""
+        noun = job.task.noun
         try:
             code = process.wait(1.0)
         except subprocess.TimeoutExpired:
             code = None
         if code is not None and code < 0 and -code == signal.SIGKILL:
-            return ("the training process was killed by the system, most likely because the machine ran out "
-                    "of memory; try fewer merges, a pre-tokenizer or a smaller corpus")
-        if code is not None and code < 0:
-            return f"the training process was stopped by signal {-code}"
-        return f"the training process ended without a result (exit code {code})"
+            job._fail(with_hint(f"the {noun} process was killed by the system, most likely because the machine "
+                                "ran out of memory", job.task.hint), lasting=False)
+        elif code is not None and code < 0:
+            job._fail(f"the {noun} process was stopped by signal {-code}", lasting=True)
+        else:
+            job._fail(f"the {noun} process ended without a result (exit code {code})", lasting=True)
 
     @staticmethod
     def _stop(process: subprocess.Popen) -> None:
@@ -391,3 +337,7 @@ class TrainingPool:
                 return
             except subprocess.TimeoutExpired:
                 continue
+
+
+def _forget_texts(task: Task) -> Task:
+    return replace(task, texts=()) if task.texts else task

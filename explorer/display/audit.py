@@ -26,6 +26,7 @@ from bpe_core.analysis import (
 )
 from bpe_core.analysis.undertrained import INSIDE, MERGES, NORMALIZED, PARTIAL, PRETOKENIZER, WHOLE
 from bpe_core.report import inside_counts
+from explorer.data.tasks import Task, heavy_lane, resolve_model
 from explorer.display.compare import is_byte_level
 from explorer.display.render import Chip, cap_token, chips_html, escape
 
@@ -67,6 +68,19 @@ def audit(tok: Tokenizer, text: str, *, threshold: int = 0) -> Audit:
         corpus_bytes=len(text.encode("utf-8", errors="surrogatepass")),
         inside=dict(inside_counts(tok.merges, emitted)),
     )
+
+
+def audit_task(ref: tuple[str, object], text: str, *, threshold: int, label: str) -> Task:
+    """`audit` as a worker's task (`explorer.data.tasks`): the long lane for a large reference text."""
+    nbytes = len(text.encode("utf-8", errors="surrogatepass"))
+    return Task("explorer.display.audit:audit_in_worker", (ref, threshold), [text], lane=heavy_lane(nbytes),
+                noun="audit", title=f"auditing {label}", what=f"auditing {label}",
+                hint="try a smaller part of the corpus")
+
+
+def audit_in_worker(texts: list[str], payload: tuple, report: object) -> Audit:
+    ref, threshold = payload
+    return audit(resolve_model(ref), texts[0], threshold=threshold)  # type: ignore[arg-type]
 
 
 def _share(part: int, whole: int) -> str:

@@ -63,6 +63,19 @@ def add_entry(entries: Sequence[Entry], entry: Entry) -> tuple[list[Entry], str]
     return [*entries, entry], ""
 
 
+def unavailable(entries: Sequence[Entry], key: str | None = None) -> str:
+    """Why the tokenizer with `key` (None: any more) cannot be added now, as a short sentence ("" when it can).
+
+    >>> unavailable([Entry("builtin", "builtin:gpt2", "GPT-2")], "builtin:gpt2")
+    'Already being compared.'
+    """
+    if key is not None and any(e.key == key for e in entries):
+        return "Already being compared."
+    if len(entries) >= MAX_ENTRIES:
+        return f"{MAX_ENTRIES} of {MAX_ENTRIES} in use: remove one to add another."
+    return ""
+
+
 def short_description(request: TrainRequest) -> str:
     """A training request in a few words, naming only what differs from the mode's defaults.
 

@@ -132,6 +132,22 @@ def nbest_frame(nbest: Sequence[tuple[list[str], float, float]]) -> pd.DataFrame
     } for rank, (pieces, score, share) in enumerate(nbest, 1)])
 
 
+def nbest_caption(found: int, asked: int) -> str:
+    """What the n-best table holds: how many segmentations, and when fewer than asked, that there are no more.
+
+    >>> nbest_caption(2, 8)[:71]
+    'The 2 most probable segmentations: this vocabulary splits the word only'
+    """
+    share = ("Share of the n best: each one's probability over the sum of the n shown (exp of the "
+             "log-probability, normalised).")
+    if found == 1 < asked:
+        return f"The only segmentation this vocabulary allows. {share}"
+    if found < asked:
+        return (f"The {found:,} most probable segmentations: this vocabulary splits the word only {found:,} ways, "
+                f"so all of them are listed (up to {asked:,} are). {share}")
+    return f"The {found:,} most probable segmentations. {share}"
+
+
 def dropout_frame(dist: DropoutDistribution, limit: int = 8) -> pd.DataFrame:
     return pd.DataFrame([{
         "Segmentation": tokens_line(o.tokens, byte_level=True),

@@ -86,7 +86,11 @@ def divergence_html(one: FractionStability, found: Stability, *, byte_level: boo
 
 
 def stability_frame(found: Stability, *, byte_level: bool) -> pd.DataFrame:
-    """One row per fraction: what it trained on, its shares, agreement and first difference."""
+    """One row per fraction: what it trained on, its shares, agreement and first difference.
+
+    A run whose merges are the full run's has no first difference: its cells are missing values,
+    which the page shows as `tables.EMPTY` (`st.dataframe(placeholder=...)`), never as "None".
+    """
     rows = []
     for one in found.fractions:
         row: dict[str, object] = {
@@ -99,10 +103,10 @@ def stability_frame(found: Stability, *, byte_level: bool) -> pd.DataFrame:
             row[f"first {n:,} merges %"] = round(100 * share, 1)
         for k, agree in one.agreement:
             row[f"first {k:,} agree (as sets)"] = f"{agree:,} of {k:,}"
-        d = one.divergence
+        d = one.divergence  # None: the same merges as the full run (the full run itself among them)
         row["first difference at step"] = d.step if d is not None else None
-        row["its merge"] = _pair_text(d.merge, byte_level) if d is not None else ""
-        row["full run's merge"] = _pair_text(d.full_merge, byte_level) if d is not None else ""
+        row["its merge"] = _pair_text(d.merge, byte_level) if d is not None else None
+        row["full run's merge"] = _pair_text(d.full_merge, byte_level) if d is not None else None
         rows.append(row)
     frame = pd.DataFrame(rows)
     frame["first difference at step"] = frame["first difference at step"].astype("Int64")

@@ -3,7 +3,8 @@
 
 A family without the engine's merge views explains its words in its own terms
 (`explorer/families/<name>/unseen.py` `cards`): the pieces as chips, notes (a warning, captions),
-a table of the search behind them, and merge trees where its model has merges.
+a table of the search behind them, and merge trees where its model has merges (or its training
+built its pieces by merges).
 """
 from __future__ import annotations
 
@@ -51,6 +52,8 @@ class Card:
     table_title: str = ""
     table: pd.DataFrame | None = None
     trees: go.Figure | None = None
+    trees_title: str = ""  # Markdown over `trees_html`
+    trees_html: str = ""  # merge trees as escaped HTML (`display.merge_trees.trees_html`), under `trees`
 
     @property
     def title(self) -> str:

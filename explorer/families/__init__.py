@@ -41,6 +41,10 @@ def _no_added(_: Any) -> Sequence[Any]:
     return ()
 
 
+def _no_notes(model: Any, trained: Any, word: str) -> Sequence[tuple[str, str]]:
+    return ()
+
+
 @dataclass(frozen=True)
 class Mark:
     """Tokens a family marks wherever they are drawn (underlined, ringed) and can be filtered by."""
@@ -70,7 +74,10 @@ class ExplorerFamily:
     `mark` the tokens it marks; `scores(model)` each id's log-probability; `vocab_filter` the filter
     its vocabulary list offers (`display.vocabulary.FLAGS`); `title(model)` and `kind(model)` name a
     model whose kind varies (a tokenizer file's); `draws_bytes`: its tokens are drawn from the bytes
-    they stand for (`TokenizerModel.token_bytes`), not from their spelling.
+    they stand for (`TokenizerModel.token_bytes`), not from their spelling. `word_notes(model, trained,
+    word)`: what the Unseen words page says of one word beyond its card, as `display.unseen.Card.notes`
+    ((kind, Markdown)); `trained` is the sidebar's `Trained` bundle when the model is its model (its
+    corpus's numbers can be told), None for a file or a built-in.
     """
 
     name: str
@@ -97,6 +104,7 @@ class ExplorerFamily:
     title: Callable[[Any], str] | None = None  # None: the registry's title
     kind: Callable[[Any], str] | None = None  # the model as files name it; None: the title
     draws_bytes: bool = False
+    word_notes: Callable[[Any, Any, str], Sequence[tuple[str, str]]] = _no_notes
 
 
 def part(family: str, name: str) -> ModuleType:

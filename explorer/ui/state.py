@@ -7,8 +7,7 @@ Three kinds of key:
   bound to an owned value (`bind`): it starts from it and writes back to it on change.
 * each page's own keys, named after the page (`CMP_` compare, `IO_` import and export, `VOC_`
   vocabulary, `DROP_` BPE-dropout, `PICK_` the tokenizer picker, `ANIM_` the player, `TOK_` tokenize,
-  `OVL_` vocabulary overlap, `TAX_` language tax, `STAB_` training stability, `AUD_` token audit, `FAM_` families,
-  `REP_` report card).
+  `OVL_` vocabulary overlap, `TAX_` language tax, `STAB_` training stability, `AUD_` token audit, `FAM_`, `REP_`).
 
 Nothing here imports Streamlit: a session is any mutable mapping, so this is tested on a dict.
 """
@@ -19,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bpe_core import BPEError, Settings
+from explorer.data.budget import Budget
 from explorer.data.training import TrainRequest, request_for
 from explorer.families import explorer_family
 
@@ -27,6 +27,7 @@ CORPUS = "corpus"  # key of the corpus in use: "sample:seed000", "upload:<digest
 USER_CORPORA = "user_corpora"  # {key: Corpus} uploaded or pasted in this session
 CORPUS_NOTICE = "corpus_notice"  # (kind, message) about the last upload or paste
 TRAIN_CACHE = "train_cache"  # this session's trained bundles, keyed by corpus digest + request
+BUDGET = "budget"  # what the session holds and its memory (data.budget.Budget): corpora, trainings, tokenizer files
 TRAINED = "trained"  # the bundle on screen: the last training that succeeded
 TRAINED_FOR = "trained_for"  # (corpus key, request key) of TRAINED
 TRAIN_ERROR = "train_error"  # message of the last training that failed, or ""
@@ -313,8 +314,7 @@ DEFAULTS: dict[str, Any] = {
     UNS_NBEST: 5,
 }
 # Values a session must not share with another: each session gets a new one.
-FRESH: dict[str, Callable[[], Any]] = {USER_CORPORA: dict, PICK_UPLOADED: dict, TRAIN_CACHE: OrderedDict}
-
+FRESH: dict[str, Callable] = {USER_CORPORA: dict, PICK_UPLOADED: dict, TRAIN_CACHE: OrderedDict, BUDGET: Budget}
 
 # The sidebar's widget of each training option (`training.request_for` names them), and how its value is read.
 OPTION_WIDGETS: dict[str, tuple[str, Callable[[Any], Any]]] = {

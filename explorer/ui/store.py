@@ -11,9 +11,10 @@
   is stopped alone, with a message, while the server goes on.
 
 What one session may hold or ask for is bounded: `MAX_APP_MERGES` merges (or tokens),
-`MAX_USER_CORPORA` corpora of its own and `MAX_USER_CORPUS_BYTES` of their text (the oldest is
-dropped, with a message), `TRAIN_CACHE_BYTES` of trained bundles, one training at a time, and
-the pool's time and memory limits for each training.
+`MAX_USER_CORPORA` corpora of its own, `SESSION_CACHE_ENTRIES` trained bundles, and one memory
+budget for its corpora, trainings and tokenizer files together (`explorer/ui/holdings.py`: the
+oldest is dropped, with a message), one training at a time, and the pool's time and memory
+limits for each job.
 """
 from __future__ import annotations
 
@@ -30,18 +31,17 @@ from bpe_core import BPEError, Settings, Tokenizer
 from bpe_core.analysis import mistakes
 from explorer.data import lessons
 from explorer.data.corpus import Corpus, CorpusStats, corpus_stats, sample_corpus
+from explorer.data.tasks import Task
 from explorer.data.training import Trained, TrainRequest, counting_status, progress_status, train_corpus
-from explorer.data.worker import TrainingJob, TrainingPool
+from explorer.data.worker import Job, WorkerPool
 from explorer.display.render import isolate, md_escape
-from explorer.ui import link, state
+from explorer.ui import holdings, link, sessions, state
 from sample_corpora import list_corpora, load_corpus
 
 MAX_APP_MERGES = state.MAX_APP_MERGES  # merges, or tokens of a vocabulary, one training here may ask for
-SESSION_CACHE_ENTRIES = 6  # trained bundles a session keeps, at most...
-TRAIN_CACHE_BYTES = 150 * 1024 * 1024  # ...and at most about this much memory of them
+SESSION_CACHE_ENTRIES = 6  # trained bundles a session keeps, at most (and within the session's budget)
 BUNDLE_MEMORY_PER_PICKLED_BYTE = 6  # a bundle in memory is 4-8x its pickle (measured)
-MAX_USER_CORPORA = 3  # uploaded or pasted corpora a session keeps
-MAX_USER_CORPUS_BYTES = 100 * 1024 * 1024  # memory their text may take, in all
+MAX_USER_CORPORA = 3  # uploaded or pasted corpora a session keeps (within the session's budget)
 IN_THREAD_CHARS = 100_000  # a corpus up to this size...
 IN_THREAD_WORK = 2_000_000  # ...with characters x merges up to this trains in the page's thread (no process start)
 
@@ -106,25 +106,26 @@ def _text_bytes(corpus: Corpus) -> int:
 def add_user_corpus(corpus: Corpus) -> str:
     """Keep an uploaded or pasted corpus in this session and make it the one in use.
 
-    The session keeps at most `MAX_USER_CORPORA` of its own corpora and `MAX_USER_CORPUS_BYTES`
-    of their text: older ones are dropped first. Returns a sentence naming what was dropped (or "").
+    The session keeps at most `MAX_USER_CORPORA` of its own corpora, and its budget drops the
+    oldest items to make room. Returns a sentence naming what was dropped (or ""); a one-line
+    BPEError if the corpus alone takes more than a session may hold.
     """
     ss = st.session_state
     corpora: dict[str, Corpus] = ss[state.USER_CORPORA]
+    holdings.budget().check("corpus", corpus.title, _text_bytes(corpus))
     corpora.pop(corpus.key, None)  # a corpus brought again is the newest
     corpora[corpus.key] = corpus
-    dropped: list[Corpus] = []
-    while len(corpora) > 1 and (
-        len(corpora) > MAX_USER_CORPORA or sum(map(_text_bytes, corpora.values())) > MAX_USER_CORPUS_BYTES
-    ):
-        dropped.append(corpora.pop(next(iter(corpora))))
+    dropped = [corpora.pop(next(iter(corpora))) for _ in range(len(corpora) - MAX_USER_CORPORA)]
     for old in dropped:
-        _forget_trainings(old.digest)
+        holdings.discard("corpus", old.key)
+        holdings.forget_trainings(old.digest)
+    message = eviction_message([old.title for old in dropped])
+    message = " ".join(filter(None, [message, holdings.keep("corpus", corpus.key, corpus.title, _text_bytes(corpus))]))
     ss[state.CORPUS] = corpus.key
     ss[state.W_CORPUS] = corpus.key
     ss[state.STEP] = 1
     ss[state.PLAYING] = False
-    return eviction_message([old.title for old in dropped])
+    return message
 
 
 def release_uploads(files: list) -> None:
@@ -146,26 +147,13 @@ def release_uploads(files: list) -> None:
 
 
 def eviction_message(titles: list[str]) -> str:
-    """The sentence that says which corpora a session dropped to stay within its share of memory."""
+    """The sentence that says which corpora a session dropped to keep at most MAX_USER_CORPORA."""
     if not titles:
         return ""
     names = ", ".join(f"“{t}”" for t in titles)
     verb, it = ("was", "it") if len(titles) == 1 else ("were", "them")
-    return (f"{names} {verb} dropped from this session to keep it within its share of the server's memory "
-            f"(a session keeps at most {MAX_USER_CORPORA} corpora of its own, "
-            f"{MAX_USER_CORPUS_BYTES // 1024**2:,} MB of text in all); upload or paste {it} again to use {it}.")
-
-
-def _forget_trainings(digest: str) -> None:
-    """Drop the trained bundles of a corpus the session no longer keeps, and stop its training."""
-    ss = st.session_state
-    cache: OrderedDict = ss[state.TRAIN_CACHE]
-    for key in [k for k in cache if k[0] == digest]:
-        del cache[key]
-    job: TrainingJob | None = ss.get(state.TRAIN_JOB)
-    if job is not None and job.key[0] == digest:
-        job.cancel()
-        ss[state.TRAIN_JOB] = None
+    return (f"{names} {verb} dropped from this session: a session keeps at most {MAX_USER_CORPORA} corpora of "
+            f"its own; upload or paste {it} again to use {it}.")
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -177,9 +165,9 @@ def stats(digest: str, _text: str) -> CorpusStats:
 # ---- training ------------------------------------------------------------------------------
 
 @st.cache_resource(show_spinner=False)
-def training_pool() -> TrainingPool:
-    """The server's one pool of training processes, shared by every session."""
-    return TrainingPool()
+def worker_pool() -> WorkerPool:
+    """The server's one pool of worker processes, shared by every session."""
+    return WorkerPool()
 
 
 def check_request(request: TrainRequest) -> None:
@@ -208,14 +196,16 @@ def _bundle_memory(trained: Trained, pickled_bytes: int | None = None) -> int:
     return pickled_bytes * BUNDLE_MEMORY_PER_PICKLED_BYTE
 
 
-def _cache_put(cache: OrderedDict, key: tuple, trained: Trained, memory: int) -> None:
-    """Keep the newest bundle; drop the oldest while over the count or the memory budget."""
+def _cache_put(cache: OrderedDict, key: tuple, trained: Trained, memory: int, title: str) -> None:
+    """Keep the newest bundle; drop the oldest beyond SESSION_CACHE_ENTRIES, and what the session's
+    budget no longer holds (said in a toast)."""
     cache[key] = (trained, memory)
     cache.move_to_end(key)
-    while len(cache) > 1 and (
-        len(cache) > SESSION_CACHE_ENTRIES or sum(m for _, m in cache.values()) > TRAIN_CACHE_BYTES
-    ):
-        cache.popitem(last=False)
+    while len(cache) > SESSION_CACHE_ENTRIES:
+        holdings.discard("training", cache.popitem(last=False)[0])
+    dropped = holdings.keep("training", key, title, memory)
+    if dropped:
+        st.toast(md_escape(dropped))
 
 
 def _train_here(corpus: Corpus, request: TrainRequest, slot: st.delta_generator.DeltaGenerator | None) -> Trained:
@@ -240,16 +230,39 @@ def _train_here(corpus: Corpus, request: TrainRequest, slot: st.delta_generator.
             slot.empty()
 
 
+def run_task(key: tuple, task: Task, slot: st.delta_generator.DeltaGenerator | None = None,
+             here: Callable[[], object] | None = None) -> object:
+    """Run a task in the pool and wait for its result, drawing its status in `slot` if given; a
+    one-line BPEError when it fails or hits a limit. `here` computes the same in this thread, for a
+    payload that cannot travel to a worker. (A rerun that interrupts the wait leaves the job alone;
+    nobody waiting stops it.)"""
+    job = worker_pool().submit(key, task)
+    bar = slot.progress(0.0, text=md_escape(job.status())) if slot is not None else None
+    try:
+        while not job.wait(0.25):
+            sessions.still_working()
+            if bar is not None:
+                bar.progress(job.fraction(), text=md_escape(job.status()))
+    finally:
+        if slot is not None:
+            slot.empty()
+    if job.unsendable and here is not None:
+        return here()
+    if job.error:
+        raise BPEError(job.error)
+    return job.result
+
+
 def _train_in_worker(corpus: Corpus, request: TrainRequest, key: tuple,
                      slot: st.delta_generator.DeltaGenerator | None) -> tuple[Trained, int]:
     """Hand the training to the pool (or follow this session's one already under way) and wait for it."""
     ss = st.session_state
-    job: TrainingJob | None = ss.get(state.TRAIN_JOB)
+    job: Job | None = ss.get(state.TRAIN_JOB)
     if job is not None and (job.key != key or (job.finished.is_set() and job.error)):
         job.cancel()  # one training at a time per session: the newest request wins
         job = None
     if job is None:
-        job = training_pool().submit(key, [corpus.text], request)
+        job = worker_pool().train(key, [corpus.text], request)
         ss[state.TRAIN_JOB] = job
     title = md_escape(corpus.title)
     bar = slot.progress(0.0, text=f"Training on {title}: {job.status()}") if slot is not None else None
@@ -257,6 +270,7 @@ def _train_in_worker(corpus: Corpus, request: TrainRequest, key: tuple,
         # A rerun (the user clicked something) interrupts this loop at a Streamlit call; the job
         # goes on, and the next run follows it again. Nobody following it at all stops it.
         while not job.wait(0.25):
+            sessions.still_working()
             if bar is not None:
                 bar.progress(job.fraction(), text=f"Training on {title}: {job.status()}")
     finally:
@@ -282,6 +296,7 @@ def train_cached(
     hit = cache.get(key)
     if hit is not None:
         cache.move_to_end(key)
+        holdings.touch("training", key)
         return hit[0]
     failed = ss.get(state.TRAIN_FAILED)
     if failed is not None and failed[0] == key:
@@ -291,7 +306,7 @@ def train_cached(
         memory = _bundle_memory(trained)
     else:
         trained, memory = _train_in_worker(corpus, request, key, slot)
-    _cache_put(cache, key, trained, memory)
+    _cache_put(cache, key, trained, memory, f"{corpus.title}: {request.describe()}")
     return trained
 
 

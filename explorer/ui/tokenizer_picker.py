@@ -6,7 +6,8 @@ SentencePiece model, Tekken), and the built-in ones (`bpe_core.builtin`: GPT-2, 
 Llama 3, Qwen 3, and the tokenizers of parts: Mistral, Tekken, DeepSeek V4, Qwen 3.6, gpt-oss),
 each loaded once per process and shared by every session. A built-in whose package is missing
 stays in the list, marked, and picking it says which package to install.
-Uploads are read by the pure `explorer.data.tokenizer_files`.
+Uploads are read by the pure `explorer.data.tokenizer_files`, in a worker process under the pool's
+limits, and held within the session's budget (`holdings`).
 
 Pages about BPE's merges ask for `tokenizer_for` (a merge-list `Tokenizer`) and are offered those
 only (the catalogue's `Builtin.parts` and the loaded upload say which); the pages that work for
@@ -23,15 +24,16 @@ from bpe_core import BPEError, Tokenizer
 from bpe_core.analysis import VocabRow, vocabulary_table
 from bpe_core.builtin import builtin_info, builtin_names, is_builtin, load_builtin
 from bpe_core.parts.pipeline import PartsTokenizer
+from explorer.data import tokenizer_files
 from explorer.data.any_model import AnyModel
-from explorer.data.tokenizer_files import Uploaded, read_tokenizer_files
+from explorer.data.tokenizer_files import Uploaded
 from explorer.display.render import isolate, md_escape
-from explorer.ui import state, store
+from explorer.ui import holdings, state, store
 from explorer.ui.page_header import training_summary
 
 SIDEBAR = "sidebar"  # the key of the sidebar's trained tokenizer among the choices
 BUILTIN = "builtin:"  # + a built-in's name: the key of a built-in tokenizer
-MAX_UPLOADED = 8  # older uploads are dropped beyond this (a cl100k-sized file is ~100 MB in memory)
+MAX_UPLOADED = 8  # older uploads are dropped beyond this (and beyond the session's budget)
 
 
 # ---- built-in tokenizers ---------------------------------------------------------------------
@@ -87,17 +89,40 @@ def uploaded() -> dict[str, Uploaded]:
 
 
 def add_uploads(files: Sequence[tuple[str, bytes]]) -> list[Uploaded]:
-    """Read uploaded files, keep the tokenizers in the session and record what happened for the page."""
-    loaded, problems = read_tokenizer_files(files)
-    store = uploaded()
-    for item in loaded:
-        store.pop(item.key, None)
-        store[item.key] = item  # newest last
-    while len(store) > MAX_UPLOADED:
-        store.pop(next(iter(store)))
-    notice = [("error", p) for p in problems] + [("success", f"Loaded {u.label}: {_size_text(u.any)}.") for u in loaded]
+    """Read uploaded files in a worker process (under its time and memory limits), keep the
+    tokenizers in the session within its budget and record what happened for the page."""
+    if not files:
+        return []
+    budget = holdings.budget()
+    try:
+        reading = store.run_task(("read", len(files)), tokenizer_files.reading_task(files, max_bytes=budget.limit))
+    except BPEError as exc:
+        st.session_state[state.PICK_NOTICE] = [("error", str(exc))]
+        return []
+    if reading.again:  # read within the limits, but it cannot travel between processes: read it here
+        again, problems = tokenizer_files.read_tokenizer_files(files)
+        loaded = [(item, 0) for item in again]
+    else:
+        loaded, problems = reading.loaded(), list(reading.problems)
+    notice = [("error", p) for p in problems]
+    kept: list[Uploaded] = []
+    store_ = uploaded()
+    for item, nbytes in loaded:
+        try:
+            dropped = holdings.keep("tokenizer", item.key, item.label, nbytes)
+        except BPEError as exc:
+            notice.append(("error", str(exc)))
+            continue
+        store_.pop(item.key, None)
+        store_[item.key] = item  # newest last
+        kept.append(item)
+        notice.append(("success", f"Loaded {item.label}: {_size_text(item.any)}."))
+        if dropped:
+            notice.append(("warning", dropped))
+    while len(store_) > MAX_UPLOADED:
+        holdings.discard("tokenizer", store_.pop(next(iter(store_))).key)
     st.session_state[state.PICK_NOTICE] = notice
-    return loaded
+    return kept
 
 
 def _size_text(model: AnyModel) -> str:
@@ -108,7 +133,7 @@ def _size_text(model: AnyModel) -> str:
 
 def show_upload_notice() -> None:
     for kind, message in st.session_state.get(state.PICK_NOTICE) or []:
-        (st.error if kind == "error" else st.success)(md_escape(message))  # file names are the user's
+        {"error": st.error, "warning": st.warning}.get(kind, st.success)(md_escape(message))  # names are the user's
 
 
 # ---- every tokenizer -------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core import BPEError, Tokenizer
+from explorer.data import tasks
 from explorer.data.corpus import Corpus
 from explorer.display import audit as view
 from explorer.display.render import isolate, md_escape
@@ -100,8 +101,10 @@ if result is None:
         st.stop()
     slot.empty()
     try:
-        with st.spinner("Auditing the tokenizer…"):
-            result = view.audit(tok, text, threshold=threshold)
+        task = view.audit_task(tasks.model_ref(tok, picker.builtin_of(key)), text, threshold=threshold,
+                               label=options.get(key, key))
+        result = store.run_task(("audit", *memo_key), task, st.empty(),
+                                here=lambda: view.audit(tok, text, threshold=threshold))
     except BPEError as exc:
         st.error(md_escape(str(exc)))
         st.stop()

@@ -14,6 +14,7 @@ from explorer.data.training import TrainRequest, request_for
 from explorer.display import compare as view
 from explorer.display.compare import Entry
 from explorer.display.render import md_escape
+from explorer.display.table_fit import fit_columns
 from explorer.families import explorer_family, taking, titles, trainable
 from explorer.ui import page_header, state, store
 from explorer.ui import tokenizer_picker as picker
@@ -74,11 +75,12 @@ b.toggle("Ignore where the spaces go", key=state.CMP_W_IGNORE_WS,
          help="Word mode drops spaces; byte-level tokens carry them in front. On: that alone is no disagreement.")
 
 in_use = len(ss[state.CMP_ENTRIES])
+full = view.unavailable(ss[state.CMP_ENTRIES])  # a sentence when all four places are taken
 with st.expander(f"Add a tokenizer ({in_use} of {view.MAX_ENTRIES} in use)", expanded=in_use < 2):
     train_tab, upload_tab, builtin_tab = st.tabs(["Train one here", "Upload a file", "Built-in tokenizers"])
     if trained_here is not None and all(e.kind != "sidebar" for e in ss[state.CMP_ENTRIES]):
         train_tab.button("Add the tokenizer trained in the sidebar", key=state.CMP_ADD_SIDEBAR, on_click=_add,
-                         args=(view.sidebar_entry(),))
+                         args=(view.sidebar_entry(),), disabled=bool(full), help=full or None)
     with train_tab, st.form(state.CMP_FORM, border=False):
         options = store.corpus_options()
         c0, c1, c2, c3 = st.columns(4)
@@ -102,7 +104,8 @@ with st.expander(f"Add a tokenizer ({in_use} of {view.MAX_ENTRIES} in use)", exp
                                      value=0, step=1, key=state.CMP_W_TRANSITION,
                                      help=" ".join(explorer_family(name).option_help.get("transition", "")
                                                    for name in phased))
-        if st.form_submit_button("Train and add", type="primary", icon=":material/add:"):
+        if st.form_submit_button("Train and add", type="primary", icon=":material/add:", disabled=bool(full),
+                                 help=full or None):
             try:
                 asked = {"mode": mode, "eow": eow, "pretokenizer": pretok if mode != "word" else "", "tie_break": tie,
                          "target": "merges", "merges": int(merges), "vocab": int(merges),
@@ -121,17 +124,19 @@ with st.expander(f"Add a tokenizer ({in_use} of {view.MAX_ENTRIES} in use)", exp
         for key, item in picker.uploaded().items():
             if all(e.key != key for e in ss[state.CMP_ENTRIES]):
                 st.button(f"Add {md_escape(item.label)}", key=state.b_cmp_add(key), on_click=_add,
-                          args=(Entry("file", key, item.label),))
+                          args=(Entry("file", key, item.label),), disabled=bool(full), help=full or None)
     with builtin_tab:
         st.caption("Production tokenizers, read offline from pinned packages (nothing is downloaded). Each loads "
                    "once per server, in about a second.")
         for name in builtin_names(parts=True):
             info, missing = builtin_info(name), picker.builtin_missing(name)
+            taken = view.unavailable(ss[state.CMP_ENTRIES], picker.builtin_key(name))  # compared already, or full
             row = st.columns([2, 5], vertical_alignment="center")
             row[0].button(f"Add {info.title}", key=state.b_cmp_add_builtin(name), on_click=_add,
-                          args=(Entry("builtin", picker.builtin_key(name), info.title),), disabled=bool(missing),
-                          width="stretch")
-            row[1].caption(md_escape(missing or f"{info.vocab_size:,} tokens. Terms: {info.terms}"))
+                          args=(Entry("builtin", picker.builtin_key(name), info.title),),
+                          disabled=bool(missing or taken), width="stretch")
+            row[1].caption(md_escape(missing or " ".join(filter(None, [
+                taken, f"{info.vocab_size:,} tokens. Terms: {info.terms}"]))))
 if ss[state.CMP_NOTICE]:
     st.warning(md_escape(ss[state.CMP_NOTICE]))
 
@@ -181,8 +186,9 @@ if len(columns) > 1:
     st.markdown(f"**{comparison.disagreements:,} place{'s' * (comparison.disagreements != 1)} where the token "
                 "boundaries disagree** (red bars; shaded: a character whose bytes some tokenizers split)")
     st.html(view.marked_text_html(comparison))
-st.dataframe(view.counts_table(labels, models, comparison, unknown=[sum(u) for u in unknown]), hide_index=True,
-             width="stretch")
+counts = view.counts_table(labels, models, comparison, unknown=[sum(u) for u in unknown])
+fit = fit_columns(counts)  # long labels wrap, long headers shorten: the table fits the page
+st.dataframe(counts, hide_index=True, width="stretch", column_config=fit.columns, row_height=fit.row_height)
 
 cols = st.columns(len(columns), gap="medium")
 for col, (entry, label, model, _), column, pieces in zip(cols, columns, comparison.columns, segments):
@@ -208,7 +214,8 @@ if len(columns) > 1:
         memo = ss[state.CMP_OVERLAP_MEMO] = (held, view.overlap_table(labels, models), labels)
     st.markdown("**Vocabulary overlap:** tokens compared by the text they stand for (the markers ## and ▁, byte "
                 "letters and the space of a word's start or end read away); unknown tokens left out")
-    st.dataframe(memo[1], hide_index=True, width="stretch")
+    fit = fit_columns(memo[1])
+    st.dataframe(memo[1], hide_index=True, width="stretch", column_config=fit.columns, row_height=fit.row_height)
 
 curves = [(label, token_count_curve(model.tokenizer, text, points=view.CURVE_POINTS))
           for _, label, model, bundle in columns

@@ -26,6 +26,7 @@ def _uploaded() -> None:
         return
     try:
         corpus = read_uploads([(f.name, f.getvalue()) for f in files])
+        dropped = store.add_user_corpus(corpus)
     except BPEError as exc:
         ss[state.CORPUS_NOTICE] = ("error", str(exc))
         return
@@ -35,7 +36,6 @@ def _uploaded() -> None:
         return
     finally:
         store.release_uploads(files)  # the text is read: Streamlit need not keep the bytes too
-    dropped = store.add_user_corpus(corpus)
     ss[state.CORPUS_NOTICE] = (
         "success",
         f"Loaded {corpus.title.removeprefix('Uploaded: ')}: {len(corpus.text):,} characters. {dropped}".strip(),
@@ -45,10 +45,10 @@ def _uploaded() -> None:
 def _pasted() -> None:
     try:
         corpus = pasted_corpus(ss.get(state.W_PASTE, ""))
+        dropped = store.add_user_corpus(corpus)
     except BPEError as exc:
         ss[state.CORPUS_NOTICE] = ("error", str(exc))
         return
-    dropped = store.add_user_corpus(corpus)
     ss[state.CORPUS_NOTICE] = ("success", f"Using the pasted text: {len(corpus.text):,} characters. {dropped}".strip())
 
 

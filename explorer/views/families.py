@@ -1,9 +1,10 @@
 """Families: the lesson's table of every family this app trains, made live on the session's corpus.
 
-They train one after another in the page's thread on the corpus's first `families.TRAIN_CHARS`
-characters (the cap keeps the slowest, pure-Python EM, to seconds), and the server keeps the last
-few results for every session (`FamiliesCache`). What is particular to a family (how it trains
-here, its several segmentations of a word) comes from its folder (`explorer.families.part`).
+They train one after another in a worker process (the pool's long lane, under its limits) on the
+corpus's first `families.TRAIN_CHARS` characters (the cap keeps the slowest, pure-Python EM, to
+seconds), and the server keeps the last few results for every session (`FamiliesCache`). What is
+particular to a family (how it trains here, its several segmentations of a word) comes from its
+folder (`explorer.families.part`).
 """
 from __future__ import annotations
 
@@ -60,19 +61,12 @@ found = cache.get(key)
 if found is None:
     where = corpus.title + (f" (its first {fam.TRAIN_CHARS:,} characters)" if len(corpus.text) > fam.TRAIN_CHARS
                             else "")
-    bar = st.progress(0.0, text="Training…")
-
-    def progress(index: int, name: str) -> None:
-        bar.progress(index / len(fam.FAMILIES), text=md_escape(
-            f"Training {family(name).title} ({index + 1} of {len(fam.FAMILIES)}) on {where}…"))
-
     try:
-        found = fam.train_families(corpus.text, vocab_size=vocab_size, transition=transition, progress=progress)
+        found = store.run_task(("families", *key), fam.families_task(
+            corpus.text, vocab_size=vocab_size, transition=transition, where=where), st.empty())
     except BPEError as exc:
-        bar.empty()
         st.error(md_escape(f"Cannot train: {as_clause(str(exc))}."))
         st.stop()
-    bar.empty()
     cache.put(key, found)
 
 st.subheader("The lesson's table, on this corpus")

@@ -12,14 +12,19 @@ from bpe_core.builtin import builtin_info
 from explorer.data.any_model import AnyModel
 from explorer.data.language_tax_cache import builtin_language_stats
 from explorer.display import language_tax as view
+from explorer.display import tables
 from explorer.display.render import md_escape
+from explorer.display.table_fit import FIT_WIDTH, fit_columns
 from explorer.ui import state, store
 from explorer.ui import tokenizer_picker as picker
-from sample_corpora import PARALLEL_NOTE, list_languages, load_parallel
+from sample_corpora import PARALLEL_NOTE, list_languages, load_parallel, load_parallel_messages
 
 ss = st.session_state  # this page's keys are state.TAX_*
 CORPUS_ROW = "corpus"  # the row of the sidebar's corpus (no language code is spelled so)
 MAX_CORPUS_BYTES = 500_000  # of the sidebar's corpus, encoded by every tokenizer
+FIT_IN_EXPANDER = FIT_WIDTH - 34  # an expander's frame and padding
+EVERY = ""  # the sentence picker's choice of every language (no language code is empty)
+FIRST_SHOWN = "hi"  # a sentence is first shown in English and Hindi, a script far from English's
 
 
 @st.cache_resource(show_spinner="Building the multilingual sample set from Django's and Sphinx's catalogs (once)…")
@@ -44,6 +49,24 @@ def _own_stats(ident: str, _tok: AnyModel) -> dict[str, TextStats]:
 @st.cache_data(show_spinner=False, max_entries=32)
 def _corpus_stats(ident: str, corpus_digest: str, _tok: AnyModel, _text: str) -> TextStats:
     return language_stats(_tok, {CORPUS_ROW: _text})[CORPUS_ROW]  # type: ignore[arg-type]  # as above
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _unknown(ident: str, corpus_digest: str | None, _tok: AnyModel, _text: str) -> dict[str, int]:
+    """Each language's unknown tokens (and the corpus's, given its digest); {} for a model without an unknown token."""
+    return view.unknown_counts(_tok, {**_texts(), **({CORPUS_ROW: _text} if corpus_digest is not None else {})})
+
+
+@st.cache_resource(show_spinner=False)
+def _messages() -> dict[str, tuple[str, ...]] | None:
+    """The texts message by message, shared read-only by every session (None: they cannot be matched)."""
+    try:
+        messages = load_parallel_messages()
+    except RuntimeError:  # a shipped file missing or damaged: the page's numbers say so already
+        return None
+    texts = _texts()  # message i must be the same message in the texts the numbers count
+    same = all("".join(m + "\n" for m in messages.get(code, ())) == text for code, text in texts.items())
+    return messages if same else None
 
 
 def _ident(key: str) -> str:
@@ -94,6 +117,9 @@ if ss[state.TAX_CORPUS]:
 
 rows: list[TaxRow] = []
 labels: dict[str, str] = {}
+models: dict[str, AnyModel] = {}
+unknown: dict[str, dict[str, int]] = {}  # tokenizer key -> language -> unknown tokens
+short: dict[str, str] = {}  # a built-in's header in the wide table: its title without its name, which is in the tooltip
 for key in chosen:
     label = options[key]
     try:
@@ -103,22 +129,61 @@ for key in chosen:
             stats = _builtin_stats(name) if name is not None else _own_stats(_ident(key), tok)
             if ss[state.TAX_CORPUS]:
                 stats = {**stats, CORPUS_ROW: _corpus_stats(_ident(key), corpus_digest, tok, corpus_text)}
+            unknown[key] = _unknown(_ident(key), corpus_digest if ss[state.TAX_CORPUS] else None, tok, corpus_text)
     except BPEError as exc:  # a built-in whose package is missing; a text the tokenizer cannot encode
         st.info(md_escape(f"{label}: {exc}"))
         continue
     rows.extend(tax_rows(key, stats, parallel=set(texts)))
+    models[key] = tok
     labels[key] = builtin_info(name).title if name is not None else label
+    if name is not None:
+        short[key] = labels[key].removesuffix(f" ({name})")
 if not rows:
     st.stop()
 
 metric = ss[state.TAX_METRIC]
 st.plotly_chart(view.tax_figure(rows, metric, languages, labels, presenter=ss[state.W_PRESENTER]),
                 key=state.TAX_CHART, width="stretch")
-st.dataframe(view.wide_frame(rows, metric, languages, labels), width="stretch", height=36 * (len(languages) + 1) + 4)
+wide = view.wide_frame(rows, metric, languages, labels)
+fit = fit_columns(wide, index=True, labels=view.short_headers(labels, short))  # the whole table in the page
+st.dataframe(wide, width="stretch", height=36 * (len(languages) + 1) + 4, column_config=fit.columns,
+             placeholder=tables.EMPTY)
 st.caption(md_escape(PARALLEL_NOTE))
 if ss[state.TAX_CORPUS] and corpus_cut:
     st.caption(f"Your corpus: its first {MAX_CORPUS_BYTES:,} bytes are counted.")
+for key, model in models.items():  # a count of unknown tokens is no cost: say where one makes a language cheap
+    note = view.unknown_note(labels[key], unknown[key], [r for r in rows if r.tokenizer == key], languages,
+                             token=model.unk_token or "<unk>")
+    if note:
+        st.warning(md_escape(note), icon=":material/warning:")
 with st.expander("Every number: bytes, characters, tokens"):
-    st.dataframe(view.long_frame(rows, languages, labels), hide_index=True, width="stretch")
+    every = view.long_frame(rows, languages, labels, unknown)
+    fit = fit_columns(every, width=FIT_IN_EXPANDER)
+    st.dataframe(every, hide_index=True, width="stretch", column_config=fit.columns, row_height=fit.row_height,
+                 placeholder=tables.EMPTY)
 with st.expander("Where the texts come from"):
-    st.dataframe(view.sources_frame(list_languages(), texts), hide_index=True, width="stretch")
+    sources = view.sources_frame(list_languages(), texts)
+    fit = fit_columns(sources, width=FIT_IN_EXPANDER)
+    st.dataframe(sources, hide_index=True, width="stretch", column_config=fit.columns, row_height=fit.row_height)
+
+st.subheader("The same sentence, token by token")
+messages = _messages()
+choices = view.sentence_choices(messages) if messages else []
+if messages is None or not choices:
+    st.info("The sentences cannot be matched across the languages: the catalogs the texts came from "
+            "cannot be read again.")
+else:
+    st.html(view.CSS)
+    one, which = st.columns([3, 2])
+    picked = one.selectbox("Sentence (a message of the set, in English here)", choices,
+                           format_func=lambda i: messages["en"][i])
+    codes = [code for code in texts if code != "en"]
+    language = which.selectbox("Language, beside English", [EVERY, *codes],
+                               index=1 + codes.index(FIRST_SHOWN) if FIRST_SHOWN in codes else 0,
+                               format_func=lambda c: "every language" if c == EVERY else
+                               f"{languages[c][0]} ({languages[c][1]})")
+    drawn = [(labels[key], model) for key, model in models.items()]
+    for code in texts if language == EVERY else ["en", language]:
+        sentence = messages[code][picked]
+        st.html(view.sentence_html(*languages[code], sentence, view.sentence_rows(drawn, sentence)))
+    st.caption("Each chip is one token with its id, drawn as on the Tokenize page; red chips are unknown tokens.")

@@ -8,6 +8,7 @@ from bpe_core.analysis import TextStats
 from bpe_core.analysis.language_tax import language_stats
 from bpe_core.builtin import builtin_info
 from bpe_core.report import ReportCard, checks, report_card
+from explorer.data import tasks
 from explorer.data.any_model import AnyModel
 from explorer.data.corpus import Corpus
 from explorer.data.language_tax_cache import builtin_language_stats
@@ -24,7 +25,7 @@ SIZES = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)  # MB of the reference text 
 AT_ONCE_BYTES = 1_000_000  # a reference text up to this size is graded without asking
 
 
-@st.cache_resource(show_spinner="Building the multilingual sample set from Django's and Sphinx's catalogs (once)…")
+@st.cache_resource(show_spinner="Reading the multilingual sample set…")
 def _texts() -> dict[str, str]:
     """{language code: text}, shared read-only by every session."""
     return load_parallel()
@@ -43,8 +44,13 @@ def _own_parallel(ident: str, _tok: AnyModel) -> dict[str, TextStats]:
 
 @st.cache_data(show_spinner=False, max_entries=24)
 def _card(ident: str, corpus_digest: str, size: int, alpha: float, min_made: int, share: float,
-          _tok: AnyModel, _text: str, _parallel: dict[str, TextStats] | None) -> ReportCard:
-    return report_card(_tok.model, _text, parallel=_parallel, alpha=alpha, min_made=min_made, residue_share=share)
+          _tok: AnyModel, _builtin: str | None, _label: str, _text: str,
+          _parallel: dict[str, TextStats] | None) -> ReportCard:
+    """A card, graded in a worker process (under its limits: the server's threads stay free)."""
+    task = tasks.report_card_task(tasks.model_ref(_tok.model, _builtin), _text, parallel=_parallel, alpha=alpha,
+                                  min_made=min_made, share=share, label=_label)
+    return store.run_task(("card", ident, corpus_digest, size), task, here=lambda: report_card(
+        _tok.model, _text, parallel=_parallel, alpha=alpha, min_made=min_made, residue_share=share))
 
 
 def _ident(key: str) -> str:
@@ -134,7 +140,8 @@ for key in chosen:
         tok = picker.model_for(key)
         with st.spinner(md_escape(f"Grading {label} on {size:,} bytes and fifteen languages (once)…")):
             settings = (float(ss[state.REP_ALPHA]), int(ss[state.REP_MIN_MADE]), float(ss[state.REP_SHARE]))
-            cards[key] = _card(_ident(key), corpus.digest, size, *settings, tok, text, _parallel(key, tok))
+            cards[key] = _card(_ident(key), corpus.digest, size, *settings, tok, name, label, text,
+                               _parallel(key, tok))
     except BPEError as exc:  # a built-in whose package is missing; a text the tokenizer cannot encode
         st.info(md_escape(f"{label}: {exc}"))
         continue

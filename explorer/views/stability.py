@@ -13,6 +13,7 @@ from bpe_core import BPEError
 from bpe_core.analysis.stability import FRACTIONS, compare_runs, corpus_prefix
 from explorer.data.corpus import Corpus, digest
 from explorer.display import stability as view
+from explorer.display import tables
 from explorer.display.render import md_escape
 from explorer.ui import page_header, state, store
 
@@ -94,7 +95,8 @@ for one in found.fractions[:-1]:
     st.html(view.divergence_html(one, found, byte_level=byte_level))
 st.subheader("Every fraction")
 st.dataframe(view.stability_frame(found, byte_level=byte_level), hide_index=True, width="stretch",
-             key=state.STAB_TABLE)
+             key=state.STAB_TABLE, placeholder=tables.EMPTY)
 st.caption("Final vocabulary: the full run's merged tokens this run also made. First N merges: how many of the "
            "full run's first N merges this run made anywhere in its list. Agree as sets: how many of the first "
-           "k merges the two lists share, in any order. Steps are counted from 1.")
+           "k merges the two lists share, in any order. Steps are counted from 1. "
+           f"{tables.EMPTY}: no difference, the same merges in the same order as the full run (the full run itself).")

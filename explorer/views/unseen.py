@@ -4,10 +4,12 @@ trees, the merges that fired); any other explains each word in its own terms (it
 a longest match, the most probable segmentations, a file's pieces with their merge trees)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from bpe_core import BPEError, merge_tree
-from explorer.display import charts, tables
+from explorer.display import merge_trees, tables
 from explorer.display.render import Chip, cap_token, chips_html, md_escape, token_text
 from explorer.display.unseen import CUT_NOTE, cut_text, cut_words
 from explorer.display.vocabulary import family_chips_html, phases_note
@@ -28,7 +30,9 @@ if source is None:
 if source != picker.SIDEBAR or not sidebar_shown:
     picker.show_about(source)
 model = picker.model_or_stop(source)
+trained = ss[state.TRAINED] if source == picker.SIDEBAR else None  # its corpus's numbers can be told
 own = part(model.family, "unseen")
+st.html(merge_trees.CSS)
 st.caption(md_escape(own.how(model)))
 
 st.text_input("Words to encode (split into words as this tokenizer splits text)", key=state.W_WORDS,
@@ -55,7 +59,8 @@ if not model.merge_based:
                         on_change=state.bind(ss, state.UNS_W_NBEST, state.UNS_NBEST))
         n = int(ss[state.UNS_NBEST])
     for index, card in enumerate(own.cards(model, text, words, n=n, presenter=page_header.presenter())):
-        unseen_cards.draw(card, index)
+        unseen_cards.draw(replace(card, notes=[*card.notes, *model.shows.word_notes(model.model, trained, card.word)]),
+                          index)
     st.stop()
 
 tok = model.tokenizer  # the merge list itself, or a family's merge view (the same merges, ranked)
@@ -101,35 +106,30 @@ for index, word in enumerate(words):
                 names = ", ".join(md_escape(cap_token(token_text(p, byte_level=byte_level))) for p in whole)
                 st.caption(f"No merge builds {names}: the vocabulary lists it, and a word that is itself a token is "
                            "taken whole, before any merge. It has no step, and its tree is one node.")
+        with right:
             if steps:
                 at_k = tok.encode_word(word, limit=k)
                 st.markdown(f"**After {k:,} merge{'s' * (k != 1)}**")
                 st.html(chips_html([Chip(p, birth=tok.birth.get(p), unknown=p in unknown) for p in at_k],
                                    byte_level=byte_level))
-            made = sorted({(tok.birth[p] + 1, p) for p in pieces if p in tok.birth})  # (step that made it, piece)
-            if made and source == picker.SIDEBAR:  # only the sidebar's training has an animation to jump into
-                st.markdown("**Jump to the step that created a piece**")
-                jump_cols = st.columns(min(4, len(made)))
-                for j, (step, piece) in enumerate(made):
-                    jump_cols[j % len(jump_cols)].button(
-                        # The step first: a narrow button cuts the end of its label, never the step.
-                        f"Step {step}: {md_escape(cap_token(token_text(piece, byte_level=byte_level)))}",
-                        key=state.b_jump(index, step),
-                        on_click=animation.jump_to,
-                        args=(step,),
-                        width="stretch",
-                    )
-        with right:
-            st.markdown("**Merge tree** (each node: its token and the step that made it)")
-            trees = [merge_tree(tok, p) for p in pieces]
-            st.plotly_chart(
-                charts.merge_tree_figure(
-                    trees, counts=counts, byte_level=byte_level, unknown=unknown, presenter=page_header.presenter()
-                ),
-                key=state.b_tree(index),
-                config={"displayModeBar": False},
-                width="stretch",
-            )
+        unseen_cards.draw_notes(model.shows.word_notes(model.model, trained, word))
+        made = sorted({(tok.birth[p] + 1, p) for p in pieces if p in tok.birth})  # (step that made it, piece)
+        if made and trained is not None:  # only the sidebar's training has an animation to jump into
+            st.markdown("**Jump to the step that created a piece**")
+            jump_cols = st.columns(min(4, len(made)))
+            for j, (step, piece) in enumerate(made):
+                jump_cols[j % len(jump_cols)].button(
+                    # The step first: a narrow button cuts the end of its label, never the step.
+                    f"Step {step}: {md_escape(cap_token(token_text(piece, byte_level=byte_level)))}",
+                    key=state.b_jump(index, step),
+                    on_click=animation.jump_to,
+                    args=(step,),
+                    width="stretch",
+                )
+        # Full width: a tree is as wide as its labels need (wider than the card, it scrolls sideways).
+        st.markdown("**Merge tree** (each node: its token and the step that made it)")
+        st.html(merge_trees.trees_html([merge_tree(tok, p) for p in pieces], counts=counts, byte_level=byte_level,
+                                       unknown=unknown))
         built = tok.merge_steps(word)
         st.markdown("**How it was built:** the merges that fired, in order")
         if built:

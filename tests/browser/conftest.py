@@ -5,6 +5,7 @@ process). Without /usr/bin/chromium the tests skip, except under CI (CI set, not
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -45,19 +46,19 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def server():
-    """Base URL of a fresh `streamlit run explorer/app.py`."""
+@contextlib.contextmanager
+def serve(log_name: str, env: dict[str, str] | None = None):
+    """Run `streamlit run explorer/app.py` on a free port (with `env` added to the environment);
+    yield (base URL, the server process); stop only that process at the end."""
     _require_chromium()
     port = _free_port()
     SCREENSHOTS.mkdir(exist_ok=True)
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # each pytest-xdist worker starts its own server
-    log = open(SCREENSHOTS / f"server{'-' + worker if worker else ''}.log", "w")  # noqa: SIM115 - closed at the end
+    log = open(SCREENSHOTS / log_name, "w")  # noqa: SIM115 - closed at the end
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "explorer/app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -74,7 +75,7 @@ def server():
             if time.monotonic() > deadline:
                 pytest.fail(f"streamlit did not answer on {base} within {START_TIMEOUT} s")
             time.sleep(0.3)
-        yield base
+        yield base, process
     finally:
         process.terminate()
         try:
@@ -83,6 +84,14 @@ def server():
             process.kill()
             process.wait()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def server():
+    """Base URL of a fresh `streamlit run explorer/app.py`."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # each pytest-xdist worker starts its own server
+    with serve(f"server{'-' + worker if worker else ''}.log") as (base, _):
+        yield base
 
 
 @pytest.fixture(scope="session")

@@ -65,7 +65,7 @@ def test_unseen_word_lowest(page, server):
     expect(chips.nth(0)).to_have_text(re.compile(r"^lo\s*17$"))
     expect(chips.nth(1)).to_have_text(re.compile(r"^we\s*11$"))
     expect(chips.nth(2)).to_have_text(re.compile(r"^st</w>\s*13$"))
-    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    expect(page.locator(".bpe-tree .bpe-node").first).to_be_visible()
     shoot(page, "3-unseen-words")
     page.get_by_role("button", name="Step 7: lo").click()
     expect(step_text(page, 7)).to_be_visible()

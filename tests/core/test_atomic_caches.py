@@ -52,7 +52,7 @@ def sample_cache(tmp_path, monkeypatch) -> Path:
     """An empty sample-corpus cache folder, and a generated corpus that builds in no time."""
     folder = tmp_path / "cache"
     monkeypatch.setenv("BPE_EXPLORER_CACHE", str(folder))
-    monkeypatch.setattr(catalog, "build_english", lambda target: NEW_TEXT)
+    monkeypatch.setattr(catalog, "build_python", lambda target: NEW_TEXT)
     return folder
 
 
@@ -60,18 +60,18 @@ def sample_cache(tmp_path, monkeypatch) -> Path:
 @pytest.mark.parametrize("old", [None, b"\xff\xfe a damaged cache"], ids=["no cache yet", "damaged cache"])
 def test_the_sample_corpus_cache_is_never_left_half_written(old, fault, sample_cache):
     catalog.cache_dir()
-    cached = sample_cache / catalog._cache_name("english", catalog.DEFAULT_TARGET_BYTES, "build_english")
+    cached = sample_cache / catalog._cache_name("python", catalog.DEFAULT_TARGET_BYTES, "build_python")
     if old is not None:
         cached.write_bytes(old)
     before = snapshot(sample_cache)
 
     served = []
     with broken_writes(FAULTS[fault]) as made, failing(fault, cache=True):
-        served.append(catalog.load_corpus("english"))
+        served.append(catalog.load_corpus("python"))
     assert made and served == ([NEW_TEXT] if fault == "full disk" else [])  # served, only not cached
     assert snapshot(sample_cache) == before
 
-    assert catalog.load_corpus("english") == NEW_TEXT
+    assert catalog.load_corpus("python") == NEW_TEXT
     assert snapshot(sample_cache) == {cached.name: NEW_TEXT.encode("utf-8")}
 
 

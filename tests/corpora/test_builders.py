@@ -148,11 +148,12 @@ def test_english_reads_packages_after_the_standard_library(tmp_path: Path) -> No
 
 
 def test_english_packages_are_the_pinned_ones() -> None:
-    """The packages the English corpus reads are installed from requirements.txt, version-pinned:
-    the same corpus on every machine."""
+    """The packages the English corpus reads are installed by the test command, version-pinned (in
+    requirements-dev.txt, or the app's requirements.txt it includes): the same corpus on every machine."""
     pins = dict(
         line.split("==", 1)
-        for line in (REPO / "requirements.txt").read_text(encoding="utf-8").splitlines()
+        for name in ("requirements.txt", "requirements-dev.txt")
+        for line in (REPO / name).read_text(encoding="utf-8").splitlines()
         if "==" in line and not line.startswith("#")
     )
     found = {name: version for name, version, _ in builders.english_packages()}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import sample_corpora
-from sample_corpora import builders, catalog
+from sample_corpora import builders, catalog, shipped
 
 CORPORA_DIR = Path(catalog.__file__).resolve().parent
 SMALL_TARGET = 200_000
@@ -91,12 +91,15 @@ def test_metadata_fields() -> None:
             value = getattr(corpus, field)
             assert isinstance(value, str) and value.strip(), (corpus.id, field)
         assert "\n" not in corpus.description
-        assert corpus.kind in ("file", "generated")
+        assert corpus.kind in ("file", "shipped", "generated")
         if corpus.kind == "generated":
             assert corpus.licence.startswith("PSF License") and "not redistributed" in corpus.licence
-            assert "Python standard library" in corpus.source
+        if corpus.kind != "file":
+            assert corpus.licence.startswith("PSF License") and "Python standard library" in corpus.source
+        if corpus.kind == "shipped":
+            assert "Shipped with the app" in corpus.licence and "built on first use" not in corpus.description
     kinds = {corpus.id: corpus.kind for corpus in catalog.list_corpora()}
-    assert kinds["english"] == kinds["python"] == "generated"
+    assert (kinds["english"], kinds["python"]) == ("shipped", "generated")
     assert all(kind == "file" for cid, kind in kinds.items() if cid not in ("english", "python"))
 
 
@@ -109,9 +112,10 @@ def test_corpus_is_frozen() -> None:
 def test_index_points_at_every_text_file() -> None:
     entries = json.loads((CORPORA_DIR / "index.json").read_text(encoding="utf-8"))
     files = {entry["file"] for entry in entries if entry["kind"] == "file"}
-    builders = {entry["builder"] for entry in entries if entry["kind"] == "generated"}
+    builders = {entry["kind"]: entry["builder"] for entry in entries if entry["kind"] != "file"}
     assert files == {path.name for path in CORPORA_DIR.glob("*.txt")}
-    assert builders == {"build_english", "build_python"}
+    assert builders == {"shipped": "build_english", "generated": "build_python"}
+    assert {entry["file"] for entry in entries if entry["kind"] == "shipped"} == {"english.txt.gz"}
     lessons = {"seed000": "low, lower, newest, widest", "seed002": "cats and dogs", "seed003": "like, love, hug"}
     for entry in entries:
         if entry["id"].startswith("seed"):  # the lessons are named by their titles, as a teacher's audience knows them
@@ -141,6 +145,8 @@ def test_every_corpus_loads(corpus_id: str) -> None:
     text.encode("utf-8")  # strict: no lone surrogates
     if catalog.get_corpus(corpus_id).kind == "generated":
         assert len(text.encode("utf-8")) <= SMALL_TARGET
+    if catalog.get_corpus(corpus_id).kind == "shipped":  # as built, whatever the target of generated ones
+        assert len(text.encode("utf-8")) > SMALL_TARGET
 
 
 def test_seed_texts_are_exact() -> None:
@@ -226,10 +232,11 @@ def test_max_bytes_edge_cases() -> None:
         catalog.load_corpus("tricky", max_bytes=-1)
 
 
-def test_max_bytes_on_generated_corpus() -> None:
-    cut = catalog.load_corpus("english", max_bytes=1_000)
+@pytest.mark.parametrize("corpus_id", ["english", "python"])  # shipped, generated
+def test_max_bytes_on_built_corpora(corpus_id: str) -> None:
+    cut = catalog.load_corpus(corpus_id, max_bytes=1_000)
     assert 996 < len(cut.encode("utf-8")) <= 1_000
-    assert catalog.load_corpus("english").startswith(cut)
+    assert catalog.load_corpus(corpus_id).startswith(cut)
 
 
 # --------------------------------------------------------------------------
@@ -246,12 +253,12 @@ def test_second_load_uses_cache(fresh_cache: Path, monkeypatch: pytest.MonkeyPat
             raise AssertionError("builder called again: the cache was not used")
         return "Some prose built once.\n\nAnd a second paragraph, caf\u00e9.\n"
 
-    monkeypatch.setattr(catalog, "build_english", counting_builder)
-    first = catalog.load_corpus("english")
-    second = catalog.load_corpus("english")
+    monkeypatch.setattr(catalog, "build_python", counting_builder)
+    first = catalog.load_corpus("python")
+    second = catalog.load_corpus("python")
     assert first == second
     assert calls == [SMALL_TARGET]
-    cached = list(fresh_cache.glob("english-*.txt"))
+    cached = list(fresh_cache.glob("python-*.txt"))
     assert len(cached) == 1
     assert str(SMALL_TARGET) in cached[0].name
     assert cached[0].read_text(encoding="utf-8") == first
@@ -259,7 +266,14 @@ def test_second_load_uses_cache(fresh_cache: Path, monkeypatch: pytest.MonkeyPat
     # A different target size is a different cache entry, so it rebuilds.
     monkeypatch.setattr(catalog, "DEFAULT_TARGET_BYTES", SMALL_TARGET // 2)
     with pytest.raises(AssertionError, match="cache was not used"):
-        catalog.load_corpus("english")
+        catalog.load_corpus("python")
+
+
+def test_the_shipped_corpus_is_read_not_built(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(catalog, "build_english", lambda target: pytest.fail("built at run time"))
+    text = catalog.load_corpus("english")
+    assert text == shipped.read_shipped("english.txt.gz") and len(text.encode("utf-8")) > 4_000_000
+    assert not fresh_cache.exists()  # nothing cached: the file is read as shipped
 
 
 def test_cache_is_keyed_by_python_version(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import doctest
 import gettext
-import json
 import unicodedata
 from pathlib import Path
 
@@ -53,14 +52,15 @@ def script_shares(text: str) -> dict[str, float]:
 
 
 @pytest.fixture(scope="module")
-def texts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def texts() -> dict[str, str]:
+    """The shipped set (tests/corpora/test_shipped.py checks it is what `build_parallel` makes)."""
+    return languages.load_parallel()
+
+
+def require_catalogs() -> None:
     for package in ("django", "sphinx"):
         if parallel.package_root(package) is None:
             missing(f"the {package} package is not installed")
-    cache = tmp_path_factory.mktemp("parallel-cache")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("BPE_EXPLORER_CACHE", str(cache))
-        return languages.load_parallel()
 
 
 # ---- the .po reader ---------------------------------------------------------------------------
@@ -167,11 +167,13 @@ def test_catalog_names_source_and_licence_of_every_language() -> None:
 
 
 def test_source_packages_are_pinned() -> None:
-    pins = dict(
-        line.split("==", 1)
-        for line in (REPO / "requirements.txt").read_text(encoding="utf-8").splitlines()
-        if "==" in line and not line.startswith("#")
-    )
+    """Pinned where the test command installs them, and not where the app's light install does."""
+    def pinned(name: str) -> dict[str, str]:
+        lines = (REPO / name).read_text(encoding="utf-8").splitlines()
+        return dict(line.split("==", 1) for line in lines if "==" in line and not line.startswith("#"))
+
+    assert not {"django", "sphinx"} & set(pinned("requirements.txt"))
+    pins = pinned("requirements-dev.txt")
     versions = parallel.source_versions()
     if None in versions.values():
         missing("the django or sphinx package is not installed")
@@ -193,6 +195,7 @@ def test_every_language_has_20_kb_in_its_script(texts: dict[str, str]) -> None:
 
 def test_the_set_is_parallel(texts: dict[str, str]) -> None:
     """Message i of every language translates English message i: same count, same placeholders."""
+    require_catalogs()
     parallel_text = parallel.build_parallel([(lang.code, dict(lang.locales)) for lang in languages.list_languages()])
     english = parallel_text.messages["en"]
     assert len(english) > 900 and len(set(english)) == len(english)
@@ -208,14 +211,14 @@ def test_the_set_is_parallel(texts: dict[str, str]) -> None:
                 assert (placeholder in source) <= (placeholder in translation), (code, source, translation)
 
 
-def test_the_build_is_deterministic_and_cached(texts: dict[str, str], tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_set_is_read_as_shipped(texts: dict[str, str], tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BPE_EXPLORER_CACHE", str(tmp_path))
-    assert languages.load_parallel() == texts  # built again from the packages: the same bytes
-    cached = list(tmp_path.glob("parallel-*.json"))
-    assert len(cached) == 1 and json.loads(cached[0].read_text(encoding="utf-8")) == texts
-    monkeypatch.setattr(languages, "build_parallel", lambda *a, **k: pytest.fail("built again"))
+    monkeypatch.setattr(parallel, "build_parallel", lambda *a, **k: pytest.fail("built at run time"))
+    monkeypatch.setattr(parallel, "package_root", lambda package: None)  # as without Django and Sphinx
+    assert languages.load_parallel() == texts
     assert languages.load_language("hi") == texts["hi"]
+    assert not list(tmp_path.iterdir())  # nothing cached: read from the shipped files
     with pytest.raises(ValueError, match="valid codes are: en, fr"):
         languages.load_language("xx")
 

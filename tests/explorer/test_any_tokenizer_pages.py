@@ -100,11 +100,12 @@ def test_unseen_words_page_with_files(app, uploads):
     at.selectbox(key=state.W_UNSEEN_SOURCE).set_value(uploads["deepseek"].key).run()
     at.text_input(key=state.W_WORDS).set_value("tokenization naïvely").run()
     ok(at)
-    assert len(chip_blocks(at)) == 2 and len(plotly_specs(at)) == 2  # each word's pieces and merge trees
+    trees = [h for h in html_bodies(at) if 'class="bpe-trees"' in h]
+    assert len(chip_blocks(at)) == 2 and len(trees) == 2  # each word's pieces and merge trees
     assert any("BPE (tokenizer.json): read from a file" in shown(c.value) for c in at.caption)
     at.selectbox(key=state.W_UNSEEN_SOURCE).set_value(uploads["wordpiece"].key).run()
     ok(at)
-    assert len(chip_blocks(at)) == 2 and plotly_specs(at) == []
+    assert len(chip_blocks(at)) == 2 and not [h for h in html_bodies(at) if 'class="bpe-trees"' in h]
     assert any("has no merges, so there is no merge tree" in shown(c.value) for c in at.caption)
 
 

@@ -69,8 +69,8 @@ def test_unseen_words_page(app):
     chips = html_bodies(app)
     lowest = next(h for h in chips if "id 17" in h)
     assert ">lo<" in lowest and ">we<" in lowest and "st<span class=\"bpe-marker\">&lt;/w&gt;</span>" in lowest
-    trees = plotly_specs(app)
-    assert len(trees) == 4 and "lo<br><sub>step 7</sub>" in [a["text"] for a in trees[0]["layout"]["annotations"]]
+    trees = [h for h in html_bodies(app) if 'class="bpe-trees"' in h]
+    assert len(trees) == 4 and ">lo<small>step 7</small></div>" in trees[0]
     built = app.dataframe[0].value
     assert list(built["merge"]) == ["w + e", "t + </w>", "s + t</w>", "l + o"]
     app.text_input(key=state.W_WORDS).set_value("slow").run()

@@ -4,9 +4,11 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import pytest
 from apptest_helpers import html_bodies, plotly_specs
+from plain_text import shown
 
 from bpe_core import BPEError, Settings, train
 from bpe_core.analysis import compare_segmentations, token_count_curve
+from bpe_core.builtin import builtin_names
 from explorer.data.tokenizer_files import Uploaded
 from explorer.data.training import TrainRequest, train_corpus
 from explorer.display import compare as view
@@ -216,8 +218,24 @@ def test_train_a_bytes_entry_and_add_cl100k(app):
     assert "newest<span class=\"bpe-marker\">" in columns_html(at)[0]  # word mode stays text
     assert len(plotly_specs(at)[0]["data"]) == 3  # a curve for each trained tokenizer, none for cl100k
     assert "4 of 4" in at.expander[0].label
-    at.button(key="cmp_add_cl100k_base").click().run()  # twice: refused, with a reason
-    assert len(columns_html(at)) == 4 and any("already being compared" in w.value for w in at.warning)
+    assert at.button(key="cmp_add_cl100k_base").disabled  # twice: not offered, with a reason
+    assert any(shown(c.value).startswith("Already being compared.") for c in at.caption)
+
+
+def test_a_tokenizer_already_compared_cannot_be_added_again(app):
+    at = open_compare(app)
+    assert not at.button(key="cmp_add_gpt2").disabled
+    at.button(key="cmp_add_gpt2").click().run()
+    assert len(columns_html(at)) == 3
+    assert at.button(key="cmp_add_gpt2").disabled and not at.button(key="cmp_add_qwen3").disabled
+    said = [shown(c.value) for c in at.caption if "Already being compared." in shown(c.value)]
+    assert len(said) == 1 and "50,257 tokens" in said[0]  # beside GPT-2's button, and only there
+    at.button(key="cmp_add_qwen3").click().run()  # four in use: nothing more can be added, and the page says why
+    assert len(columns_html(at)) == 4
+    assert all(b.disabled for b in at.button if (b.key or "").startswith("cmp_add_") or b.label == "Train and add")
+    assert sum("4 of 4 in use: remove one" in shown(c.value) for c in at.caption) == len(builtin_names(parts=True)) - 2
+    at.button(key="cmp_remove_builtin:gpt2").click().run()  # removed: it can come back
+    assert not at.button(key="cmp_add_gpt2").disabled and at.button(key="cmp_add_qwen3").disabled
 
 
 def test_uploaded_tokenizers_can_be_added(app, bytes30):

@@ -9,8 +9,10 @@ import pytest
 from bpe_core import Settings, train
 from bpe_core.pretokenize import count_words
 from explorer.data import training
+from explorer.data.tasks import training_task
 from explorer.data.training import TrainRequest, count_with_progress, counting_status, train_corpus
-from explorer.data.worker import TrainingJob, _child, _send_texts
+from explorer.data.worker import Job
+from explorer.data.worker_child import run, send_task
 from sample_corpora import load_corpus
 
 SETTINGS = [
@@ -64,8 +66,9 @@ def test_the_worker_sends_counting_progress_then_the_same_result(corpus, small_p
     request = TrainRequest(Settings(), "merges", 40)
     inbox_read, inbox_write = Pipe(duplex=False)
     out_read, out_write = Pipe(duplex=False)
-    _send_texts(inbox_write, corpus, request)
-    _child(inbox_read, out_write)
+    task = training_task(corpus, request)
+    send_task(inbox_write, task.function, task.payload, task.texts)
+    run(inbox_read, out_write)
     messages = []
     while True:
         message = out_read.recv()
@@ -85,7 +88,7 @@ def test_the_worker_sends_counting_progress_then_the_same_result(corpus, small_p
 
 
 def test_a_job_shows_counting_in_megabytes_and_its_fraction():
-    job = TrainingJob("key", TrainRequest())
+    job = Job("key", training_task([], TrainRequest()))
     job.stage, job.started = "counting", 0.0
     assert job.status() == "counting words… 0 s"  # before the first report
     assert job.fraction() == 0.0

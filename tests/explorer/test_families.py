@@ -141,6 +141,30 @@ def test_page_shows_the_engines_numbers_on_the_default_corpus(app, seed000_famil
     assert list(nbest["Segmentation"])[0] == " | ".join(unigram.nbest("lowest", 1)[0][0])
 
 
+def _nbest_shown(at) -> tuple[str, int, str]:
+    """Unigram's several segmentations as drawn: the heading, the rows of its table, the caption under it."""
+    heading = next(m.value for m in at.markdown if m.value.startswith("**Unigram"))
+    table = at.dataframe[3].value  # the families' order: the lesson's table, overlap, BPE-dropout, then Unigram
+    caption = next(c.value for c in at.caption if "most probable segmentation" in c.value
+                   or "only segmentation" in c.value)
+    return heading, len(table), caption
+
+
+def test_the_nbest_heading_promises_no_more_than_it_lists(app, seed000_families):
+    """The lesson's vocabulary splits "lowest" only 2 ways: the page lists 2 and says so, never "the 8"."""
+    unigram = seed000_families.run("unigram").model
+    asked = part("unigram", "families").NBEST
+    assert len(unigram.nbest("lowest", asked)) == 2 < asked
+    at = open_page(app)
+    heading, rows, caption = _nbest_shown(at)
+    assert rows == 2 and f"the {asked} most probable" not in heading and f"up to {asked}" in heading
+    assert caption.startswith("The 2 most probable segmentations: this vocabulary splits the word only 2 ways")
+    at.text_input(key=state.FAM_W_WORD).input("lowerer").run(timeout=120)  # 8 ways and more: the first 8
+    heading, rows, caption = _nbest_shown(at)
+    assert rows == asked and caption.startswith(f"The {asked} most probable segmentations.")
+    assert view.nbest_caption(1, asked).startswith("The only segmentation")
+
+
 def test_outside_words_stay_plain_text(app):
     at = open_page(app)
     at.text_input(key=state.FAM_W_WORDS).input(OUTSIDE).run(timeout=120)

@@ -7,13 +7,16 @@ import json
 import pytest
 from apptest_helpers import html_bodies
 
+from bpe_core import merge_tree
 from bpe_core.analysis import visible_whitespace
 from bpe_core.families.superbpe import phase_two_pieces
 from explorer.data import tokenizer_files
 from explorer.data.any_model import AnyModel, overlap_keys
 from explorer.display.render import token_text
 from explorer.families.wordpiece import explain as wordpiece_explain
+from explorer.families.wordpiece import why
 from explorer.ui import state
+from tests.explorer.test_merge_trees import assert_drawn_well, drawn_trees
 
 SIZES = {"wordpiece": 60, "unigram": 40, "superbpe": 280}  # the default corpus (seed000) is tiny
 
@@ -80,6 +83,29 @@ def test_unseen_words_by_superbpe_replay_merges_across_spaces(app):
     assert any(c.value.startswith("Superwords (one token across a space)") for c in at.caption)
     assert sum(h.count("fam-superword") for h in html_bodies(at)) == len(supers)
     assert "phase" in at.dataframe[0].value.columns  # how it was built: each merge's phase
+    (trees,) = [h for h in html_bodies(at) if 'class="bpe-trees"' in h]  # each piece's tree, none overlapping
+    forest = [merge_tree(model.tokenizer, p) for p in model.tokenizer.encode_word(text)]
+    for tree, nodes in zip(forest, drawn_trees(trees), strict=True):
+        assert_drawn_well(tree, nodes, byte_level=True)
+
+
+def test_unseen_words_by_wordpiece_say_why_a_word_stays_in_pieces(app):
+    model = trained_as(app, "wordpiece")
+    story = app.session_state[state.TRAINED].story
+    at = opened(app, "unseen")
+    at.text_input(key=state.W_WORDS).set_value("lowest newest").run()
+    assert not at.exception
+    notes = [why.word_note(model, story, w) for w in ("lowest", "newest")]
+    assert notes[0]  # low ##est: no step merged them
+    assert [c.value for c in at.caption if c.value.startswith("No step merged")] == [n for n in notes if n]
+    made = wordpiece_explain.steps_adding(model.trace)
+    assert sum(m.value.startswith("**How training built each piece**") for m in at.markdown) == 2
+    drawn = [drawn_trees(h) for h in html_bodies(at) if 'class="bpe-trees"' in h]
+    forests = [[wordpiece_explain.built_tree(made, p) for p in model.encode_tokens(w)] for w in ("lowest", "newest")]
+    assert len(drawn) == len(forests)
+    for forest, trees in zip(forests, drawn, strict=True):
+        for tree, nodes in zip(forest, trees, strict=True):
+            assert_drawn_well(tree, nodes)
 
 
 # ---- Compare -------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from bpe_core.families.wordpiece_text import count_words
 from bpe_core.pretokenize import symbols_to_bytes
 from explorer.data.any_model import AnyModel
 from explorer.data.training import TrainRequest, progress_status, train_corpus
-from explorer.data.worker import TrainingPool
+from explorer.data.worker import WorkerPool
 from explorer.display.render import token_text
 from explorer.families import part
 from explorer.ui import link, state
@@ -242,22 +242,22 @@ def test_progress_is_told_in_each_familys_own_numbers():
 
 
 def test_every_family_trains_in_a_worker_process_as_in_the_page_thread():
-    pool = TrainingPool(workers=1)
+    pool = WorkerPool(workers=1)
     for request, last in ((_request("wordpiece", 150), "65 of 65 tokens added"),
                           (_request("unigram", 60), "320 of 320 pieces pruned"),
                           (_request("superbpe", 420, 380), "merge 164 of 164")):
-        job = pool.submit("key", [HINDI], request)
+        job = pool.train("key", [HINDI], request)
         assert job.wait(120)
         here = train_corpus([HINDI], request)
         assert job.error == "" and job.result.family == request.family
         assert job.result.model.vocab == here.model.vocab and job.result.curve == here.curve
         job.stage = "training"  # as the page saw it at the last progress message
         assert job.status().startswith(last + ", ")
-    job = pool.submit("key", ["  "], _request("unigram", 60))
+    job = pool.train("key", ["  "], _request("unigram", 60))
     assert job.wait(60) and job.error == "the corpus is empty (or only whitespace): there is nothing to train on"
-    slow = TrainingPool(workers=1, time_limit=1.0)  # the pool's limits hold for every family
+    slow = WorkerPool(workers=1, time_limit=1.0)  # the pool's limits hold for every family
     many = " ".join(f"{i * 7919}ab{i % 97}" for i in range(200_000))  # 200,000 distinct words: a big seed
-    job = slow.submit("key", [many], _request("unigram", 100))
+    job = slow.train("key", [many], _request("unigram", 100))
     assert job.wait(60) and job.error == ("the training took longer than 1 s, the limit for one training here, and "
                                           "was stopped; try a smaller vocabulary size or a smaller corpus")
     assert pool.running == 0 and slow.running == 0

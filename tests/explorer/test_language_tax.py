@@ -11,11 +11,14 @@ from bpe_core import BPEError, train
 from bpe_core.analysis import TextStats, text_stats
 from bpe_core.analysis.language_tax import language_tax, premiums
 from bpe_core.builtin import builtin_info, builtin_names, load_builtin
+from explorer.data.any_model import AnyModel
 from explorer.display import language_tax as view
+from explorer.display.render import escape
 from explorer.ui import state
-from sample_corpora import list_languages, load_corpus, load_parallel, parallel
+from sample_corpora import list_languages, load_corpus, load_parallel, load_parallel_messages, parallel
 from tests.conftest import missing
 from tests.explorer.apptest_helpers import plotly_specs
+from tests.explorer.plain_text import shown
 
 PAGE = "views/language_tax.py"
 
@@ -152,3 +155,71 @@ def test_builtin_numbers_are_counted_once_per_machine(tmp_path, monkeypatch):
     monkeypatch.setattr(cache, "load_builtin", load_builtin)
     files[0].write_text("{not json", encoding="utf-8")
     assert cache.builtin_language_stats("gpt2", texts) == first  # a damaged file is counted again
+
+
+# ---- the same sentence in each language, and unknown tokens -------------------------------------------
+
+def _sentences(at) -> list[str]:
+    return [h for h in (el.value for el in at.html) if h.startswith('<div class="tax-sentence">')]
+
+
+def _select(at, label: str):
+    return next(s for s in at.selectbox if s.label.startswith(label))
+
+
+def test_sentence_choices_are_one_line_sentences_in_every_language(texts) -> None:
+    messages = load_parallel_messages()
+    choices = view.sentence_choices(messages)
+    assert len(choices) >= 10
+    for i in choices:
+        english = messages["en"][i]
+        assert len(english.split()) >= view.SENTENCE_WORDS and english.endswith(".") and "%(" not in english
+        assert all("\n" not in messages[code][i] and messages[code][i] for code in messages)
+
+
+def test_a_sentence_row_escapes_outside_text_and_counts_unknown_tokens() -> None:
+    tok = AnyModel.of(train("ab ab ab", merges=1))
+    rows = view.sentence_rows([("<b>mine</b>", tok)], "ab <i>x</i>")
+    html = view.sentence_html("<script>", "Latin", "ab <i>x</i>", rows)
+    assert "<b>mine" not in html and "<i>" not in html and "<script>" not in html
+    assert "<b>&lt;script&gt;</b>" in html and "&lt;b&gt;mine&lt;/b&gt;" in html
+    assert rows[0].unknown == 8 and "8 unknown" in html  # the 8 characters of <i>x</i>: none was seen
+    assert view.unknown_counts(AnyModel.of(load_builtin("gpt2")), {"en": "x"}) == {}  # byte level: none can occur
+
+
+def test_the_sentence_is_drawn_in_english_and_hindi_by_every_tokenizer(app, texts, builtins) -> None:
+    app.switch_page(PAGE).run()
+    assert not app.exception, app.exception
+    messages = load_parallel_messages()
+    picked = _select(app, "Sentence").value
+    english, hindi = _sentences(app)
+    assert english.startswith('<div class="tax-sentence"><div class="tax-lang"><b>English</b>')
+    assert "<b>Hindi</b>" in hindi and escape(messages["hi"][picked]) in hindi
+    chosen = app.session_state[state.TAX_CHOSEN]
+    assert english.count('class="tax-row"') == hindi.count('class="tax-row"') == len(chosen)
+    gpt2 = builtins["gpt2"].encode(messages["hi"][picked]).ids
+    row = hindi.split('class="tax-row"')[1 + chosen.index("builtin:gpt2")]
+    assert row.count('class="bpe-id"') == len(gpt2) and f"{len(gpt2):,} tokens" in row  # one chip a token
+    _select(app, "Language, beside English").set_value("").run()  # every language
+    assert len(_sentences(app)) == len(texts)
+    other = view.sentence_choices(messages)[1]
+    _select(app, "Sentence").set_value(other).run()
+    assert escape(messages["ko"][other]) in _sentences(app)[list(texts).index("ko")]
+
+
+def test_unknown_tokens_are_counted_and_the_page_says_the_count_is_too_low(app, texts) -> None:
+    app.switch_page(PAGE).run()
+    app.multiselect(key=state.TAX_W_CHOSEN).set_value(["builtin:gpt2", "sidebar"]).run()
+    assert not app.exception, app.exception
+    every = _frames(app)[1]
+    mine = every[every["Tokenizer"].str.startswith("Trained here")].set_index("Language")
+    lesson = AnyModel.of(app.session_state[state.TRAINED].tokenizer_model)  # the lesson's word-mode tokenizer
+    assert mine.loc["Hindi", "Unknown tokens"] == sum(lesson.encoding(texts["hi"]).unknown) > 0
+    assert (every[every["Tokenizer"] == builtin_info("gpt2").title]["Unknown tokens"] == 0).all()
+    (note,) = [shown(w.value) for w in app.warning]  # one note: GPT-2 makes no unknown token
+    assert note.startswith("Trained here") and f"made unknown tokens (<unk>) in {len(texts)} of {len(texts)} texts" \
+        in note and "too low" in note and "look cheaper than they are" in note
+    worst = (mine["Unknown tokens"] / mine["Tokens"]).idxmax()  # named first, with its numbers
+    assert f"texts: {worst} {mine.loc[worst, 'Unknown tokens']:,} of {mine.loc[worst, 'Tokens']:,} tokens" in note
+    assert mine.loc["Hindi", "Tokens"] == text_stats(lesson.model, texts["hi"]).tokens
+    assert all("unknown</span>" in h for h in _sentences(app))  # the sentence's red chips are counted beside them

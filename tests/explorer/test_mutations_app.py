@@ -15,8 +15,9 @@ import pytest
 from plain_text import OUTSIDE, constructs, shown
 
 from bpe_core import Settings
+from explorer.data.tasks import time_message
 from explorer.data.training import TrainRequest
-from explorer.data.worker import TrainingPool, time_message
+from explorer.data.worker import WorkerPool
 from explorer.display.render import md_escape
 from explorer.ui import link, state
 from sample_corpora import load_corpus
@@ -35,14 +36,14 @@ def finish(job, seconds: float):
 # ---- the worker's time limit ---------------------------------------------------------------------
 
 def test_the_time_limit_runs_from_the_start_while_progress_keeps_coming():
-    """Bytes mode on the 5 MB English sample, 50,000 merges: about 7 s of training that reports
+    """Bytes mode on the 5 MB English sample, 50,000 merges: 5 s of training or more that reports
     progress several times a second, so a limit restarted at each message would let it finish."""
-    pool = TrainingPool(workers=1, time_limit=3.0)
+    pool = WorkerPool(workers=1, time_limit=1.5)
     request = TrainRequest(Settings(mode="bytes"), "merges", state.MAX_APP_MERGES)
-    job = finish(pool.submit("key", [load_corpus("english")], request), 60.0)
+    job = finish(pool.train("key", [load_corpus("english")], request), 60.0)
     assert job.count_total > 0  # the worker did send progress before the limit
     assert (job.stage, job.result) == ("failed", None)
-    assert job.error == time_message(3.0)
+    assert job.error == time_message(1.5)
     assert job.lasting and pool.running == 0
 
 

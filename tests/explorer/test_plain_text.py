@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from apptest_helpers import APP, plotly_specs
+from apptest_helpers import APP, html_bodies, plotly_specs
 from plain_text import OUTSIDE, RAW, constructs, markdown_strings, selectbox_options, shown
 from streamlit.testing.v1 import AppTest
 
@@ -18,6 +18,7 @@ from explorer.data import tokenizer_files
 from explorer.display import charts
 from explorer.display.render import WORD_JOINER, md_escape
 from explorer.ui import state
+from tests.explorer.test_merge_trees import drawn_trees
 
 PAGES = ("views/train.py", "views/corpus.py", "views/unseen.py", "views/lessons.py", "views/mistakes.py",
          "views/compare.py", "views/vocabulary.py", "views/files.py", "views/dropout.py", "views/tokenize.py",
@@ -118,13 +119,14 @@ def visited():
     for page in PAGES:
         at.switch_page(page).run()
         assert not at.exception, (page, at.exception)
-        seen[page] = (_check_page(at, page), [shown(t) for _, t in markdown_strings(at)], plotly_specs(at))
+        seen[page] = (_check_page(at, page), [shown(t) for _, t in markdown_strings(at)], plotly_specs(at),
+                      html_bodies(at))
     return seen
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_no_page_renders_outside_text_as_markdown(visited, page):
-    problems, _, _ = visited[page]
+    problems, *_ = visited[page]
     assert problems == []
 
 
@@ -137,11 +139,12 @@ def test_the_outside_text_was_on_the_pages(visited):
     assert any(line.startswith("Step ") and "**" in line for line in unseen)  # a "jump to the step" button
     files = " ".join(visited["views/files.py"][1])
     assert "**x** $x$ ~~s~~ :red[r]" in files  # the upload notice names the file as it is
-    # The tree of "<b>h</b>": its leaves are the word's characters, each `<` and `>` escaped for Plotly.
-    tree = visited["views/unseen.py"][2][0]
-    texts = [text for trace in tree["data"] for text in trace.get("text", ())]
-    leaves = [text for text in texts if "<br>" not in text]
-    assert leaves == ["&lt;", "b", "&gt;", "h", "&lt;", "/", "b", "&gt;", "&lt;/w&gt;"]
+    # The trees of "<b>h</b>": their leaves are the word's characters, each `<` and `>` escaped as HTML.
+    html = next(h for h in visited["views/unseen.py"][3] if 'class="bpe-trees"' in h)
+    assert "<b>" not in html
+    trees = drawn_trees(html)  # each node's text as shown, the HTML read
+    leaves = [n["text"] for tree in trees for n in tree if n["row"] == max(m["row"] for m in tree)]
+    assert leaves == ["<", "b", ">", "h", "<", "/", "b", ">", "</w>"]
 
 
 def test_a_crafted_link_is_told_as_plain_text():

@@ -54,7 +54,7 @@ def test_every_default_is_filled_in_once_and_fresh_values_are_not_shared():
     assert {k: one[k] for k in state.DEFAULTS} == state.DEFAULTS
     assert one[state.CMP_TEXT] == state.CMP_DEFAULT_TEXT and one[state.DROP_WORD] == "newest"
     for key in state.FRESH:
-        assert one[key] == other[key] and one[key] is not other[key]  # each session its own dict
+        assert type(one[key]) is type(other[key]) and one[key] is not other[key]  # each session its own
     one[state.CMP_TEXT] = "mine"
     state.init(one)  # a later run keeps what the session has
     assert one[state.CMP_TEXT] == "mine"

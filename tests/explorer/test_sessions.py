@@ -1,13 +1,12 @@
 """What one session may hold and ask of the server: its own corpora, trained bundles, trainings."""
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import pytest
 
 from bpe_core import BPEError, Settings
+from explorer.data.tasks import time_message
 from explorer.data.training import TrainRequest, train_corpus
-from explorer.data.worker import TrainingPool, time_message
+from explorer.data.worker import WorkerPool
 from explorer.display.render import md_escape
 from explorer.ui import state, store
 from sample_corpora import load_corpus
@@ -38,22 +37,45 @@ def test_the_fourth_corpus_drops_the_oldest_with_a_message(corpus_page):
     assert at.session_state[state.CORPUS] == list(kept)[-1]
     assert [s.value for s in at.success] == [md_escape(
         "Using the pasted text: 68 characters. “Pasted: first 0 lorem ipsum lorem ipsum lorem ip…” was dropped "
-        "from this session to keep it within its share of the server's memory (a session keeps at most 3 corpora "
-        "of its own, 100 MB of text in all); upload or paste it again to use it."
+        "from this session: a session keeps at most 3 corpora of its own; upload or paste it again to use it."
     )]
     options = at.selectbox(key=state.W_CORPUS).options
     assert not any("first 0" in o for o in options)
     assert sum("first" in o for o in options) == 3
 
 
-def test_corpora_over_the_memory_share_drop_the_oldest(corpus_page, monkeypatch):
+def test_corpora_over_the_session_budget_drop_the_oldest_item_with_a_message(corpus_page, monkeypatch):
     at = corpus_page
-    monkeypatch.setattr(store, "MAX_USER_CORPUS_BYTES", 3000)
     paste(at, "a" * 1500)
     assert len(at.session_state[state.USER_CORPORA]) == 1
-    paste(at, "b" * 1500)  # 2 x (1,500 + str header) > 3,000 bytes
+    # Room for one pasted text and its training, not for two: the oldest items go, whatever their kind.
+    held = at.session_state[state.BUDGET]
+    monkeypatch.setattr(held, "limit", held.total + 100)
+    paste(at, "b" * 1500)
     assert [c.text for c in at.session_state[state.USER_CORPORA].values()] == ["b" * 1500]
-    assert md_escape("“Pasted: " + "a" * 40 + "…” was dropped from this session") in at.success[0].value
+    # Said where it happened: the paste's notice (the lesson's training made room for b's text), then a
+    # toast when b's training made room for itself (a's text, with its training).
+    said = " ".join([at.success[0].value, *(t.value for t in at.toast)])
+    assert md_escape("“Lesson: low, lower, newest, widest: word mode") in said
+    assert md_escape("“Pasted: " + "a" * 40 + "…” (corpus, ") in said
+    assert said.count("dropped from this session to keep it within its share of the server") == 2
+    kinds = [item.kind for item in held.items()]
+    assert kinds.count("corpus") == 1 and held.total <= held.limit
+    digest = next(iter(at.session_state[state.USER_CORPORA].values())).digest
+    assert all(k[0] == digest for k in at.session_state[state.TRAIN_CACHE])  # a's trainings went with a
+
+
+def test_one_corpus_over_the_whole_budget_is_refused_and_the_previous_one_stays(corpus_page, monkeypatch):
+    at = corpus_page
+    paste(at, "zq zq zqx " * 20)
+    before = dict(at.session_state[state.USER_CORPORA])
+    monkeypatch.setattr(at.session_state[state.BUDGET], "limit", 2000)
+    paste(at, "c" * 5000)
+    assert at.session_state[state.USER_CORPORA] == before
+    assert [e.value for e in at.error][0].startswith(md_escape("Pasted: " + "c" * 40))
+    assert at.error[0].value.endswith(md_escape(
+        "… takes about 5 KB of memory, more than one session may hold here (2 KB in all, for corpora, trainings "
+        "and tokenizer files); try a smaller corpus"))
 
 
 def test_a_dropped_corpus_takes_its_trained_bundles_with_it(corpus_page):
@@ -75,18 +97,6 @@ def test_the_app_refuses_more_merges_than_its_limit():
         store.check_request(TrainRequest(Settings(), "merges", 1_000_000))
     with pytest.raises(BPEError, match=r"^a vocabulary of 50,001 is more than this app trains"):
         store.check_request(TrainRequest(Settings(), "vocab", 50_001))
-
-
-def test_the_train_cache_is_bounded_by_memory(seed000_trained, monkeypatch):
-    monkeypatch.setattr(store, "TRAIN_CACHE_BYTES", 1000)
-    cache: OrderedDict = OrderedDict()
-    store._cache_put(cache, ("a",), seed000_trained, 600)
-    store._cache_put(cache, ("b",), seed000_trained, 300)
-    assert list(cache) == [("a",), ("b",)]
-    store._cache_put(cache, ("c",), seed000_trained, 300)  # 1,200 > 1,000: the oldest goes
-    assert list(cache) == [("b",), ("c",)]
-    store._cache_put(cache, ("d",), seed000_trained, 5000)  # larger than the budget: kept alone
-    assert list(cache) == [("d",)]
 
 
 def test_only_tiny_corpora_train_in_the_page_thread():
@@ -121,11 +131,11 @@ def _english_corpus():
 
 
 def test_a_training_over_the_time_limit_shows_a_message_and_is_not_retried(app, monkeypatch):
-    pool = TrainingPool(workers=1, time_limit=1.0)
+    pool = WorkerPool(workers=1, time_limit=1.0)
     submitted = []
     original = pool.submit
     monkeypatch.setattr(pool, "submit", lambda *a, **k: submitted.append(a[0]) or original(*a, **k))
-    monkeypatch.setattr(store, "training_pool", lambda: pool)
+    monkeypatch.setattr(store, "worker_pool", lambda: pool)
     at = app
     at.query_params["corpus"] = "english"
     at.query_params["mode"] = "text"

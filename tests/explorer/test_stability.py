@@ -9,6 +9,7 @@ from apptest_helpers import html_bodies, plotly_specs
 
 from bpe_core.analysis import stability
 from explorer.display import stability as view
+from explorer.display import tables
 from explorer.display.render import md_escape
 from explorer.ui import state, store
 from sample_corpora import load_corpus
@@ -49,6 +50,7 @@ def test_table_has_a_row_per_fraction(seed000):
     assert list(frame["first 10 agree (as sets)"]) == ["1 of 10", "1 of 10", "2 of 10", "10 of 10"]
     assert list(frame["first difference at step"].astype(object).fillna(0)) == [1, 1, 1, 0]
     assert list(frame["its merge"])[2] == "o + w" and list(frame["full run's merge"])[2] == "w + e"
+    assert frame.iloc[3][["first difference at step", "its merge", "full run's merge"]].isna().all()  # the full run
 
 
 def test_a_long_token_is_cut_in_its_chip():
@@ -70,6 +72,18 @@ def test_small_corpus_is_compared_at_once(app):
     assert "diverges at step 1" in shown and "bpe-chip" in shown
     assert len(app.dataframe[0].value) == 4
     assert [b.label for b in app.button] == ["Train"]  # the sidebar's only: nothing to press here
+
+
+def test_the_full_runs_row_shows_a_dash_where_it_has_no_difference(app):
+    """The 100% row has no first difference: its cells read "—", not "None" (Streamlit's word for a missing value)."""
+    app.switch_page("views/stability.py").run()
+    table = app.dataframe[0]
+    assert table.proto.placeholder == tables.EMPTY == "—"
+    last = table.value.iloc[-1]
+    assert last["trained on"] == "100%" and last[["first difference at step", "its merge"]].isna().all()
+    assert not (table.value.astype(str) == "None").any().any()  # no cell holds the word itself
+    assert any(c.value.startswith("Final vocabulary") and f"{tables.EMPTY}: no difference" in c.value
+               for c in app.caption)
 
 
 def test_large_corpus_waits_for_the_button(app, monkeypatch):

@@ -4,12 +4,14 @@ from __future__ import annotations
 import os
 import signal
 import time
+from dataclasses import replace
 
 import pytest
 
 from bpe_core import Settings
+from explorer.data.tasks import LONG, SHORT, memory_message, time_message, training_task
 from explorer.data.training import TrainRequest, train_corpus
-from explorer.data.worker import TrainingPool, memory_message, time_message
+from explorer.data.worker import WorkerPool
 from sample_corpora import load_corpus
 
 # Text mode without a pre-tokenizer on the 5 MB English sample: each merge scans long "words",
@@ -42,7 +44,7 @@ def wait_for_process(pool, job, seconds: float = 30.0):
 
 
 def test_worker_trains_what_the_page_thread_trains(english):
-    pool = TrainingPool(workers=1)
+    pool = WorkerPool(workers=1)
     for texts, request in (
         ([load_corpus("seed000")], TrainRequest(Settings(), "merges", 10)),
         ([load_corpus("seed003")], TrainRequest(Settings(mode="text", tie_break="first"), "vocab", 25)),
@@ -51,7 +53,7 @@ def test_worker_trains_what_the_page_thread_trains(english):
         ([load_corpus("hindi") * 500, "\u0928\u092e\u0938\u094d\u0924\u0947 " * 1000],
          TrainRequest(Settings(), "merges", 30)),
     ):
-        job = finish(pool.submit("key", texts, request))
+        job = finish(pool.train("key", texts, request))
         here = train_corpus(texts, request)
         assert job.error == "" and job.stage == "done"
         assert job.result.tokenizer.merges == here.tokenizer.merges
@@ -63,16 +65,16 @@ def test_worker_trains_what_the_page_thread_trains(english):
 
 
 def test_a_bad_request_comes_back_as_its_message():
-    pool = TrainingPool(workers=1)
-    job = finish(pool.submit("key", ["   \n "], TrainRequest()))
+    pool = WorkerPool(workers=1)
+    job = finish(pool.train("key", ["   \n "], TrainRequest()))
     assert job.result is None
     assert job.error == "the corpus is empty (or only whitespace): there is nothing to train on"
     assert job.lasting
 
 
 def test_a_training_over_the_time_limit_is_stopped_with_a_message(english):
-    pool = TrainingPool(workers=1, time_limit=1.0)
-    job = pool.submit("key", [english], HEAVY)
+    pool = WorkerPool(workers=1, time_limit=1.0)
+    job = pool.train("key", [english], HEAVY)
     process = wait_for_process(pool, job)
     finish(job)
     assert job.result is None
@@ -84,37 +86,43 @@ def test_a_training_over_the_time_limit_is_stopped_with_a_message(english):
 
 
 def test_a_training_over_the_memory_limit_is_reported_in_words(english):
-    pool = TrainingPool(workers=1, memory_limit=400 * 1024**2)
-    job = finish(pool.submit("key", [english], HEAVY))
+    pool = WorkerPool(workers=1, memory_limit=400 * 1024**2)
+    job = finish(pool.train("key", [english], HEAVY))
     assert job.result is None
     assert job.error == memory_message(400 * 1024**2)
     assert job.error.startswith("this corpus with these settings needs more than 400 MB of memory")
     # The server (this process) is untouched, and the pool trains the next request.
-    small = finish(pool.submit("key", [load_corpus("seed000")], TrainRequest()))
+    small = finish(pool.train("key", [load_corpus("seed000")], TrainRequest()))
     assert small.result.steps == 10
 
 
 def test_the_pool_survives_a_killed_worker(english):
-    pool = TrainingPool(workers=1)
-    job = pool.submit("key", [english], HEAVY)
+    pool = WorkerPool(workers=1)
+    job = pool.train("key", [english], HEAVY)
     process = wait_for_process(pool, job)
     os.kill(process.pid, signal.SIGKILL)
     finish(job)
     assert job.error.startswith("the training process was killed by the system")
+    assert not job.lasting  # the machine may have been short of memory for everyone: a retry is allowed
     assert pool.running == 0
-    after = finish(pool.submit("key", [load_corpus("seed000")], TrainRequest()))
+    after = finish(pool.train("key", [load_corpus("seed000")], TrainRequest()))
     assert after.error == "" and after.result.steps == 10
 
 
+def long_lane(texts, request):
+    return replace(training_task(texts, request), lane=LONG)
+
+
 def test_trainings_beyond_the_cap_wait_their_turn(english):
-    pool = TrainingPool(workers=1)
-    first = pool.submit("first", [english], HEAVY)
+    pool = WorkerPool(workers=1)
+    first = pool.train("first", [english], HEAVY)
+    assert first.task.lane == LONG
     wait_for_process(pool, first)
-    second = pool.submit("second", [load_corpus("seed000")], TrainRequest())
+    second = pool.submit("second", long_lane([load_corpus("seed000")], TrainRequest()))
     assert not second.wait(0.5)
     assert second.stage == "waiting"
     assert second.status() == "waiting for another training to finish; the server runs 1 at a time"
-    third = pool.submit("third", [load_corpus("seed000")], TrainRequest())
+    third = pool.submit("third", long_lane([load_corpus("seed000")], TrainRequest()))
     third.wait(0.3)
     assert third.status() == ("waiting for another training to finish (2 trainings ahead); "
                               "the server runs 1 at a time")
@@ -127,8 +135,27 @@ def test_trainings_beyond_the_cap_wait_their_turn(english):
 
 
 def test_a_job_nobody_waits_for_is_stopped(english):
-    pool = TrainingPool(workers=1, abandon_after=0.5)
-    job = pool.submit("key", [english], HEAVY)
+    pool = WorkerPool(workers=1, abandon_after=0.5)
+    job = pool.train("key", [english], HEAVY)
     assert job.finished.wait(60)  # not job.wait(): that would mean someone is still waiting
     assert job.error == "the training was cancelled"
     assert pool.running == 0
+
+
+def test_a_small_training_does_not_wait_behind_big_ones(english):
+    """The short lane: while the long lane is full (and one more big training waits), a small
+    training runs at once, in a process of normal priority; the big ones run niced."""
+    pool = WorkerPool(workers=1, short_workers=1)
+    big = pool.train("big", [english], HEAVY)
+    process = wait_for_process(pool, big)
+    queued = pool.train("queued", [english], HEAVY)
+    small = pool.train("small", [english[:200_000]], TrainRequest(Settings(), "merges", 100))
+    assert (small.task.lane, queued.task.lane) == (SHORT, LONG)
+    assert finish(small, 60).result.steps == 100
+    assert queued.stage == "waiting" and big.stage != "done"
+    assert os.getpriority(os.PRIO_PROCESS, process.pid) - os.getpriority(os.PRIO_PROCESS, 0) == 10
+    big.cancel()
+    queued.cancel()
+    finish(big)
+    finish(queued)
+    assert pool.running == 0 and pool.waiting == 0

@@ -3,7 +3,7 @@ each word, with merge trees where its model has merges."""
 from __future__ import annotations
 
 from explorer.data.any_model import AnyModel, Piece, pieces_by_word
-from explorer.display import charts
+from explorer.display import merge_trees
 from explorer.display.render import cap_token, md_escape
 from explorer.display.unseen import Card
 from explorer.display.vocabulary import family_chips_html
@@ -52,9 +52,10 @@ def _card(model: AnyModel, word: str, pieces: list[Piece], text: str, presenter:
         names = ", ".join(md_escape(cap_token(model.shown(t))) for t in special)
         notes.append(("caption", f"Cut out of the text whole, before the model: {names} (added or special tokens)."))
     merged = [p for p in pieces if not (p.unknown or p.special)]
-    trees = None
+    title = trees = ""
     if model.merges and merged:
-        notes.append(("markdown", "**Merge trees** (each node: its token and the merge that made it, in rank order)"))
-        trees = charts.merge_tree_figure([model.drawn_tree(p.token) for p in merged[:TREES_SHOWN]],
-                                         byte_level=model.draws_bytes, presenter=presenter)
-    return Card(word, len(pieces), family_chips_html(model, pieces, text), notes, trees=trees)
+        title = "**Merge trees** (each node: its token and the merge that made it, in rank order)"
+        trees = merge_trees.trees_html([model.drawn_tree(p.token) for p in merged[:TREES_SHOWN]],
+                                       byte_level=model.draws_bytes)
+    return Card(word, len(pieces), family_chips_html(model, pieces, text), notes, trees_title=title,
+                trees_html=trees)

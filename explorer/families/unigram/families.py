@@ -6,7 +6,7 @@ from typing import Any
 import pandas as pd
 
 from bpe_core.families import UnigramModel, train_unigram
-from explorer.display.families import Segmentations, nbest_frame
+from explorer.display.families import Segmentations, nbest_caption, nbest_frame
 
 NOTE = ""
 NBEST = 8
@@ -18,9 +18,9 @@ def train_on(text: str, *, vocab_size: int, transition: int) -> UnigramModel:
 
 
 def _nbest(model: Any, word: str) -> tuple[pd.DataFrame, str]:
-    caption = ("Share of the n best: each one's probability over the sum of the n shown (exp of the "
-               "log-probability, normalised).")
-    return nbest_frame(model.nbest(word, NBEST)), caption
+    found = model.nbest(word, NBEST)
+    return nbest_frame(found), nbest_caption(len(found), NBEST)
 
 
-SEGMENTATIONS = Segmentations(f"Unigram: the {NBEST} most probable segmentations", _nbest)
+# The heading is drawn before the word is segmented, so it promises no number the list may not reach.
+SEGMENTATIONS = Segmentations(f"Unigram: the most probable segmentations (up to {NBEST})", _nbest)

@@ -5,14 +5,17 @@ piece of the vocabulary that the rest of the word begins with (after the first p
 the continuation prefix "##"); when no piece matches at some position, the whole word becomes the
 unknown token, as BERT does (and so does a word longer than `max_input_chars_per_word`). The
 tokens themselves always come from the engine (`encode_word`); this module only records the
-search's steps.
+search's steps, and how training built each piece (`built_tree`).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bpe_core import MergeNode
 from bpe_core.families import WordPieceModel
 from bpe_core.families.wordpiece_text import normalize, split_words
+from bpe_core.families.wordpiece_train import WordPieceStep
 
 MAX_TRIED_SHOWN = 6  # candidates listed per position (the count says how many in all)
 MAX_EXPLAINED_WORD = 100  # characters of a word whose candidates are listed
@@ -82,3 +85,25 @@ def longest_match(model: WordPieceModel, word: str) -> LongestMatch:
         steps.append(MatchStep(start, end, candidate, count, tuple(tried)))
         start = end
     return LongestMatch(word, tuple(steps), tokens, "")
+
+
+def steps_adding(trace: Sequence[WordPieceStep]) -> dict[str, WordPieceStep]:
+    """Each token a training step added -> that step (a later step that made it again added nothing)."""
+    return {step.token: step for step in trace if step.added}
+
+
+def built_tree(made: Mapping[str, WordPieceStep], token: str) -> MergeNode:
+    """How training built `token`: the step that added it, over the trees of its two parts; a leaf for an
+    alphabet entry or a special token. Each node's rank is its step - 1, as a merge's rank is (a piece
+has at most `max_input_chars_per_word` characters, so the recursion stays shallow).
+
+    >>> from bpe_core.families import train_wordpiece
+    >>> model = train_wordpiece(["hug hug hug pug"], vocab_size=12)
+    >>> tree = built_tree(steps_adding(model.trace), "hug")
+    >>> tree.leaves(), tree.depth()
+    (['h', '##u', '##g'], 2)
+    """
+    step = made.get(token)
+    if step is None:
+        return MergeNode(token)
+    return MergeNode(token, step.step - 1, built_tree(made, step.left), built_tree(made, step.right))

@@ -3,8 +3,9 @@ segmentation a word (greedy longest match)."""
 from __future__ import annotations
 
 from bpe_core.families import WordPieceModel, train_wordpiece
+from explorer.families.wordpiece.why import FAMILIES_NOTE
 
-NOTE = ""
+NOTE = FAMILIES_NOTE  # why its tokens per word may stay high
 SEGMENTATIONS = None  # longest match gives each word one segmentation
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.families import ExplorerFamily
+from explorer.families.wordpiece import why
 
 
 def describe(request: Any) -> str:
@@ -21,6 +22,12 @@ def birth(model: Any) -> dict[str, int]:
     return {step.token: step.step - 1 for step in model.trace if step.added}
 
 
+def word_notes(model: Any, trained: Any, word: str) -> list[tuple[str, str]]:
+    """Why the word stays in several pieces, with the training's corpus counts when `trained` is at hand."""
+    note = why.word_note(model, None if trained is None else trained.story, word)
+    return [("caption", note)] if note else []
+
+
 FAMILY = ExplorerFamily(
     name="wordpiece",
     describe=describe,
@@ -34,4 +41,5 @@ FAMILY = ExplorerFamily(
     continuation=lambda model: model.prefix,
     vocab_filter="continuation",
     special=lambda model: frozenset({model.unk_token, *model.special_tokens}),
+    word_notes=word_notes,
 )

@@ -4,7 +4,9 @@ The engine's trace has each step's winning pair and the counts behind its score;
 are not kept, so the training is replayed here merge by merge (the trace says which), keeping the
 pair and symbol counts, and the highest-scoring pairs are read off before each of the first
 `SCORED_STEPS` steps. The replay also gives the corpus's tokens after every step (the curve) and
-the most frequent words' pieces as training segments them.
+the most frequent words' pieces as training segments them. The most frequent pairs before the first
+and the last step are kept with their counts (`PairCounts`): the pages tell with them why a frequent
+pair (t + ##h) may never be merged.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from explorer.data.training import TOP_WORDS, Progress, Trained, TrainRequest, c
 
 SCORED_STEPS = 400  # steps whose runners-up are kept (a scan of every pair per step)
 CANDIDATES = 10  # pairs kept per scored step
+KEPT_PAIRS = 2_000  # the most frequent pairs kept before the first and the last step
 PREFIX = "##"
 
 
@@ -42,6 +45,32 @@ class Candidate:
         return self.pair_count / (self.left_count * self.right_count)
 
 
+@dataclass(frozen=True)
+class PairCounts:
+    """The `KEPT_PAIRS` most frequent pairs before one step (`step`, from 1), with their counts and
+    their symbols' counts: enough for their scores and their rank by count (highest first, then the
+    pair's strings)."""
+
+    step: int
+    pairs: dict[tuple[str, str], int]  # in rank order
+    symbols: dict[str, int]
+    distinct: int  # pairs in the corpus then, kept or not
+
+    def candidate(self, pair: tuple[str, str]) -> Candidate | None:
+        """The pair with the counts behind its score, if it was kept."""
+        count = self.pairs.get(pair)
+        return None if count is None else Candidate(*pair, count, self.symbols[pair[0]], self.symbols[pair[1]])
+
+    def rank(self, pair: tuple[str, str]) -> int | None:
+        """Its place by count, from 1 (None: not kept)."""
+        return next((i for i, kept in enumerate(self.pairs, 1) if kept == pair), None)
+
+
+def _pair_counts(step: int, pair_count: Mapping[tuple[str, str], int], sym: Mapping[str, int]) -> PairCounts:
+    top = heapq.nsmallest(KEPT_PAIRS, pair_count.items(), key=lambda item: (-item[1], item[0]))
+    return PairCounts(step, dict(top), {s: sym[s] for pair, _ in top for s in pair}, len(pair_count))
+
+
 @dataclass
 class WordPieceStory:
     """candidates[t]: the best pairs step t + 1 was chosen from (t < scored steps), best first.
@@ -51,6 +80,8 @@ class WordPieceStory:
     histories: list[list[tuple[int, tuple[str, ...]]]]
     pairs: list[int]  # distinct pairs in the corpus before each scored step
     stop_reason: str = ""
+    first: PairCounts | None = None  # the most frequent pairs before the first step (None: no step)
+    last: PairCounts | None = None  # ...and before the last one
 
 
 def train(texts: list[str], request: TrainRequest, *, progress: Progress | None = None,
@@ -110,7 +141,12 @@ def replay_wordpiece(
     totals, multis = [total], [multi]
     candidates: list[list[Candidate]] = []
     pairs_seen: list[int] = []
+    first = last = None
     for step_no, step in enumerate(trace, 1):
+        if step_no == 1:
+            first = _pair_counts(step_no, pair_count, sym)
+        if step_no == len(trace):
+            last = first if step_no == 1 else _pair_counts(step_no, pair_count, sym)
         if step_no <= scored:
             candidates.append(_top_candidates(pair_count, sym))
             pairs_seen.append(len(pair_count))
@@ -158,4 +194,4 @@ def replay_wordpiece(
     collapse = next((t for t, m in enumerate(multis) if m == 0 and t > 0), None)
     curve = Curve(totals, [t / n_words for t in totals], multis,
                   characters=sum(f * len(w) for w, f in zip(words, freqs)), has_words=True)
-    return WordPieceStory(candidates, histories, pairs_seen), curve, collapse
+    return WordPieceStory(candidates, histories, pairs_seen, first=first, last=last), curve, collapse

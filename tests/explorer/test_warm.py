@@ -1,0 +1,166 @@
+"""The server's warming (explorer/data/warm.py) and the language counts' lock (language_tax_cache.py)."""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from bpe_core import BPEError
+from bpe_core.builtin import builtin_info, builtin_names, forget_loaded, load_builtin
+from bpe_core.formats import builtin, builtin_cache, builtin_parts
+from explorer.data import language_tax_cache, warm
+from sample_corpora import load_parallel
+from tests.conftest import missing
+
+WAIT = 120  # seconds a test waits for a state it expects at once; the two cores may be busy
+
+
+@pytest.fixture
+def new_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Empty caches, and no tokenizer loaded in this process, before and after."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("BPE_EXPLORER_CACHE", str(tmp_path / "bpe-explorer"))
+    forget_loaded()
+    yield tmp_path
+    forget_loaded()
+
+
+def until(condition, what: str) -> None:
+    """Wait for a state (up to WAIT seconds; the two cores may be busy)."""
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        assert time.monotonic() < deadline, f"still waiting for {what}"
+        time.sleep(0.05)
+
+
+def test_warming_leaves_nothing_for_a_later_server_to_build(new_install: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """After `python -m explorer.data.warm`, a new process loads every built-in, its merges and its language
+    counts from disk: nothing is rebuilt, derived or counted again; and the next warming does nothing."""
+    assert warm.main([]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    if any(line.startswith("  skipped: ") for line in lines):
+        missing(f"a built-in's package is not installed ({next(x for x in lines if x.startswith('  skipped'))})")
+    total = len(warm.default_steps())
+    assert [line.split("]")[0] for line in lines[:-1]] == [f"[{n}/{total}" for n in range(1, total + 1)]
+    assert lines[-1].startswith(f"ready: the built-in tokenizers' caches ({total} steps")
+
+    forget_loaded()  # as a new server would start
+
+    def rebuilt(*args, **kwargs):
+        raise AssertionError("built again: the warming left it out")
+
+    for module, name in ((builtin, "_rebuild"), (builtin_cache, "derive_merges"),
+                         (builtin_cache, "read_tiktoken_ranks"), (builtin_parts, "read_tekken_ranks"),
+                         (language_tax_cache, "language_stats")):
+        monkeypatch.setattr(module, name, rebuilt)
+    texts = load_parallel()
+    for name in builtin_names(parts=True):
+        tokenizer = load_builtin(name)
+        assert len(tokenizer.merges or ()) > 1000, name
+        if name in builtin_names():
+            assert set(language_tax_cache.builtin_language_stats(name, texts)) == set(texts)
+    monkeypatch.setattr(warm, "default_steps", lambda: pytest.fail("warmed again"))
+    assert warm.main([]) == 0
+    assert capsys.readouterr().out == "ready: the built-in tokenizers' caches were built before\n"
+
+
+def test_a_failing_step_is_said_and_the_others_still_run() -> None:
+    ran: list[str] = []
+
+    def fail(exc: Exception):
+        def run() -> None:
+            ran.append(type(exc).__name__)
+            raise exc
+        return run
+
+    steps = [warm.Step("first", lambda: ran.append("first")),
+             warm.Step("a missing package", fail(BPEError("pip install it"))),
+             warm.Step("a bug", fail(KeyError("x"))),
+             warm.Step("last", lambda: ran.append("last"))]
+    seen: list[warm.Progress] = []
+    final = warm.run_steps(steps, report=seen.append)
+    assert ran == ["first", "BPEError", "KeyError", "last"]
+    failed = ("a missing package: pip install it", "a bug: KeyError: 'x'")
+    assert final == seen[-1] == warm.Progress(4, 4, "", failed, ended=True) and final.finished
+    assert [(p.done, p.now) for p in seen[:-1]] == [(0, "first"), (1, "a missing package"), (2, "a bug"), (3, "last")]
+    assert seen[1].sentence() == "Preparing the built-in tokenizers in the background (step 2 of 4: a missing package)…"
+    assert final.sentence() == ""
+    # The server went away after the first step: the others are not run.
+    stopped = warm.run_steps(steps, report=seen.append, keep_going=lambda: len(ran) < 5)
+    assert ran[4:] == ["first"] and stopped == warm.Progress(1, 4, "", (), ended=True) and not stopped.finished
+
+
+def test_start_runs_one_process_per_server_and_follows_its_progress(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    assert warm.enabled() is False and warm.start() is False  # inside a test: never
+    monkeypatch.delenv("PYTEST_CURRENT_TEST")
+    monkeypatch.setattr(warm, "_progress", None)
+    for off in ("0", "false", "No"):
+        monkeypatch.setenv(warm.ENV_VAR, off)
+        assert warm.start() is False and warm.progress() == warm.Progress(0, 0)
+    monkeypatch.setenv(warm.ENV_VAR, "1")
+    go_on = tmp_path / "go on"
+    stand_in = ("import os, time\n"
+                "print('[1/2] the first table', flush=True)\n"
+                f"while not os.path.exists({str(go_on)!r}): time.sleep(0.05)\n"
+                "print('[2/2] the second', flush=True)\n"
+                "print('  skipped: the second: no package', flush=True)\n"
+                "print('ready: done', flush=True)\n")
+    assert warm.start([sys.executable, "-c", stand_in]) is True
+    assert warm.start([sys.executable, "-c", stand_in]) is False  # the app's every run calls it: one process
+    until(lambda: warm.progress().now == "the first table", "the first step")
+    assert warm.progress().sentence().endswith("(step 1 of 2: the first table)…")
+    go_on.touch()
+    until(lambda: warm.progress().ended, "the end")
+    assert warm.progress() == warm.Progress(2, 2, "", ("the second: no package",), ended=True)
+
+
+def test_a_page_waits_for_the_warmings_count_instead_of_counting_again(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads ask for one built-in's counts at once (the warming and a page): one counts, the other
+    reads what it wrote."""
+    monkeypatch.setenv("BPE_EXPLORER_CACHE", str(tmp_path))
+    texts = {"en": "one two", "fr": "un deux"}
+    counted, reads = [], []
+    counting = threading.Event()
+    second_asked = threading.Event()
+    second_read = threading.Event()
+    real_read, real_path = language_tax_cache._read, language_tax_cache._path
+
+    def path(name, texts_):
+        if threading.current_thread().name == "page":
+            second_asked.set()
+        return real_path(name, texts_)
+
+    def read(path_, codes):
+        reads.append(threading.current_thread().name)
+        if threading.current_thread().name == "page":
+            second_read.set()
+        return real_read(path_, codes)
+
+    def count(tokenizer, texts_):
+        counted.append(threading.current_thread().name)
+        counting.set()
+        second_asked.wait(WAIT)
+        second_read.wait(1.0)  # set only if the page reads before this count is written: the bug
+        return {code: language_tax_cache.TextStats(bytes=len(t), characters=len(t), words=2, tokens=2)
+                for code, t in texts_.items()}
+
+    monkeypatch.setattr(language_tax_cache, "_path", path)
+    monkeypatch.setattr(language_tax_cache, "_read", read)
+    monkeypatch.setattr(language_tax_cache, "language_stats", count)
+    monkeypatch.setattr(language_tax_cache, "load_builtin", lambda name: builtin_info(name))
+    results: dict[str, object] = {}
+    threads = [threading.Thread(target=lambda: results.update({threading.current_thread().name:
+               language_tax_cache.builtin_language_stats("gpt2", texts)}), name=name) for name in ("warm", "page")]
+    threads[0].start()
+    assert counting.wait(WAIT)  # the warming is counting: now the page asks
+    threads[1].start()
+    for thread in threads:
+        thread.join(WAIT)
+    assert counted == ["warm"] and reads == ["warm", "page"]
+    assert results["warm"] == results["page"]
