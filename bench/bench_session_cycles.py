@@ -24,7 +24,7 @@ import _server
 from _browser import chromium, new_page, require_chromium
 from _common import RESULTS_DIR, ROOT, machine_info
 from _server import rss_mb
-from bench_sessions import TITLES, Sampler, corpus_file, open_page, upload, wait_idle
+from bench_sessions import Sampler, corpus_file, open_page, upload, wait_idle
 
 TTL = 5  # seconds Streamlit keeps a disconnected session
 
@@ -51,13 +51,13 @@ def one_session(browser, base: str, corpus: Path, tokenizer: Path):
 
     context, page = new_page(browser)
     upload(page, base, corpus)
-    open_page(page, base + "/import-export", TITLES["Import and export"])
+    open_page(page, base + "/import-export", "Import and export")
     page.locator("input[type=file]").first.set_input_files(str(tokenizer))
     expect(page.get_by_text("Loaded tokenizer.json")).to_be_visible(timeout=180_000)
     wait_idle(page)
-    open_page(page, base + "/families", TITLES["Families"])
+    open_page(page, base + "/families", "Families")
     expect(page.get_by_role("heading", name="The lesson's table, on this corpus")).to_be_visible(timeout=300_000)
-    open_page(page, base + "/tokenize", TITLES["Tokenize"])
+    open_page(page, base + "/tokenize", "Tokenize")
     return context
 
 
@@ -76,7 +76,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     require_chromium()
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    TITLES.update({"Import and export": "Import and export", "Families": "Families", "Tokenize": "Tokenize"})
     tokenizer = deepseek_file()
     print(machine_info())
     process, base = start_server(args.idle)

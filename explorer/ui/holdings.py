@@ -33,8 +33,9 @@ def forget(items: list[Held]) -> None:
     ss = st.session_state
     for item in items:
         found = ss[PLACES[item.kind]].pop(item.key, None)
-        if item.kind == "corpus" and found is not None:
-            forget_trainings(found.digest)
+        digest = getattr(found, "digest", None)  # a corpus: its trainings are keyed by its digest
+        if digest is not None:
+            forget_trainings(digest)
 
 
 def forget_trainings(digest: str) -> None:
