@@ -69,18 +69,8 @@ def drop_heavy(session: Any, keys: list[str]) -> list[str]:
     for key, fresh in state.FRESH.items():
         if key not in session:
             session[key] = fresh()
-    _forget_callbacks(session)
     session[IDLE_NOTICE] = True
     return dropped
-
-
-def _forget_callbacks(session: Any) -> None:
-    """Let go of the widgets' callbacks of the session's last run: through their globals they hold
-    every top-level value of the page that last ran (a tokenizer, a corpus). Streamlit registers
-    them again at the next run; the values of the widgets stay."""
-    metadata = getattr(getattr(session, "_new_widget_state", None), "widget_metadata", None)
-    if isinstance(metadata, dict):
-        metadata.clear()
 
 
 def _expire_closed_sessions() -> None:

@@ -115,3 +115,14 @@ def test_an_idle_session_comes_back_to_a_notice_and_its_corpus_trained_again(app
     assert at.session_state[state.BUDGET].items()  # the lesson's training, charged to a new budget
     at.run()
     assert not any("sat idle" in i.value for i in at.info)  # said once
+
+
+def test_a_widget_s_callback_still_works_right_after_an_idle_drop(app):
+    """The first click after the drop runs its callback (before the run that refills the state)."""
+    at = app
+    at.switch_page("views/corpus.py")
+    at.run()
+    assert sessions.REGISTRY.sweep(time.monotonic() + sessions.IDLE_SECONDS + 1) >= 1
+    paste(at, "zq zq zqx " * 30)
+    assert at.session_state[state.CORPUS].startswith("paste:")
+    assert [c.text for c in at.session_state[state.USER_CORPORA].values()] == ["zq zq zqx " * 30]
