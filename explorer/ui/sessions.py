@@ -73,6 +73,26 @@ def drop_heavy(session: Any, keys: list[str]) -> list[str]:
     return dropped
 
 
+def _connected(session_id: str) -> bool:
+    """Whether a browser tab still shows the session (True when that cannot be told)."""
+    try:
+        from streamlit.runtime import Runtime
+
+        return Runtime.instance().is_active_session(session_id)
+    except Exception:  # noqa: BLE001 - not running under a Streamlit server
+        return True
+
+
+def _forget_callbacks(session: Any) -> None:
+    """Let go of a closed session's widget callbacks: through their globals they hold every
+    top-level value of the page that last ran (a tokenizer, a corpus). Only for a closed session:
+    an open tab's next click must still run its callback; a tab that reconnects reruns first,
+    which registers them again."""
+    metadata = getattr(getattr(session, "_new_widget_state", None), "widget_metadata", None)
+    if isinstance(metadata, dict):
+        metadata.clear()
+
+
 def _expire_closed_sessions() -> None:
     """Ask Streamlit to let go now of closed sessions past its reconnect time (it would otherwise do
     so only when the next session is stored)."""
@@ -150,11 +170,13 @@ class _Registry:
                     self._running.discard(session_id)
                     self._freed.set()
                 elif now - seen > limit:
-                    idle.append(session)
+                    idle.append((session, _connected(session_id)))
                     del self._seen[session_id]  # checked in again at its next run
                     self._running.discard(session_id)
-        for session in idle:
+        for session, connected in idle:
             drop_heavy(session, list(_keys(session)))
+            if not connected:
+                _forget_callbacks(session)
         _expire_closed_sessions()
         if idle or self._freed.is_set():
             self._freed.clear()
