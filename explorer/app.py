@@ -5,16 +5,20 @@ This file only sets up the page, the shared sidebar and training, then routes to
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import streamlit as st
 
 from explorer.data import warm
 from explorer.display import render
-from explorer.ui import animation, link, link_corpus, page_header, sessions, sidebar, state, store
+from explorer.ui import animation, link, link_corpus, page_header, presenter, sessions, sidebar, state, store
 
 log = logging.getLogger("explorer")
 
-st.set_page_config(page_title="BPE explorer", page_icon=":material/join_inner:", layout="wide")
+# The icon is a file of ours, sent inside the page: a Material icon or an emoji as the page icon is
+# fetched from the internet, which fails offline.
+ICON = Path(__file__).resolve().parent / "assets" / "icon.svg"
+st.set_page_config(page_title="BPE explorer", page_icon=str(ICON), layout="wide")
 warm.start()  # once per server: a background process builds the built-in tokenizers' caches
 state.init(st.session_state)
 sessions.checkin()  # an idle session's holdings are let go (explorer/ui/sessions.py)
@@ -23,6 +27,7 @@ link_corpus.load()
 st.html(render.CSS)
 if st.session_state[state.W_PRESENTER]:
     st.html(render.PRESENTER_CSS)
+    presenter.styles()
 
 WATCH = st.Page("views/train.py", title="Watch training", icon=":material/play_circle:", url_path="watch",
                 default=True)
@@ -58,6 +63,7 @@ animation.follow_jump(WATCH)  # a button asked for the animation (`animation.jum
 
 with st.sidebar:
     sidebar.render()
+presenter.switch()  # at the top of every page, beside the app menu
 sessions.show_notice()
 notice = st.empty()
 page_header.link_notice(notice, page.url_path)  # before training: a link that asks for a long one is told at once

@@ -20,12 +20,36 @@ MAX_CURVE_POINTS = 500  # enough for a smooth line; more makes every frame slowe
 
 
 FONT_SIZE = 13
-PRESENTER_FONT_SIZE = 17  # every chart's type in presenter mode (the page's own type is in render.PRESENTER_CSS)
+PRESENTER_FONT_SIZE = 18  # every chart's type in presenter mode (the page's own type is in render.PRESENTER_CSS)
+# The curve under the training animation stands beside the player in presenter mode, in a column
+# about 400 px wide: this tall, it ends inside a 1280x720 screen; its title breaks into lines.
+PRESENTER_CURVE_HEIGHT = 560
+PRESENTER_TITLE_WIDTH = 30  # characters a line of such a title
 
 
 def chart_font(presenter: bool) -> dict:
     """The font size of every chart, normal or in presenter mode."""
     return {"size": PRESENTER_FONT_SIZE if presenter else FONT_SIZE}
+
+
+def curve_layout(title: str, *, presenter: bool, height: int) -> dict:
+    """What every curve under the training animation's layout starts from: title, type, height and
+    margins. In presenter mode (a narrow column beside the player) the title breaks into lines of
+    about `PRESENTER_TITLE_WIDTH` characters, the top margin makes room for them, and the height is
+    `PRESENTER_CURVE_HEIGHT`.
+
+    >>> layout = curve_layout("Compression: tokens after each merge", presenter=True, height=400)
+    >>> layout["title"]["text"], layout["margin"]["t"], layout["height"]
+    ('Compression: tokens after each<br>merge', 82, 560)
+    """
+    font = chart_font(presenter)
+    if not presenter:
+        return {"title": {"text": plotly_text(title), "font": font}, "font": font, "height": height,
+                "margin": {"l": 10, "r": 10, "t": 40, "b": 10}}
+    text = legend_text(title, width=PRESENTER_TITLE_WIDTH)
+    lines = text.count("<br>") + 1
+    return {"title": {"text": text, "font": font}, "font": font, "height": PRESENTER_CURVE_HEIGHT,
+            "margin": {"l": 10, "r": 10, "t": 30 + 26 * lines, "b": 10}}
 
 
 def plotly_text(text: str) -> str:
@@ -194,10 +218,7 @@ def compression_figure(
             }
         )
     layout = {
-        "title": {"text": "Compression: tokens in the corpus after each merge", "font": chart_font(presenter)},
-        "font": chart_font(presenter),
-        "height": 500 if presenter else 410,
-        "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+        **curve_layout("Compression: tokens in the corpus after each merge", presenter=presenter, height=410),
         "xaxis": {"title": {"text": "merges (step)"}, "range": [0, max(1, curve.steps)], "anchor": "y3"},
         "yaxis": {"title": {"text": "total tokens"}, "domain": [0.42, 1], "range": [0, top]},
         "yaxis2": {

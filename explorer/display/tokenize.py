@@ -1,26 +1,34 @@
 """The Tokenize page's pieces: one text through several tokenizers, counted and drawn. Pure.
 
-No Streamlit here. `tokenized` encodes the whole text once, with any tokenizer (`AnyModel`: a
-merge list, our families, a tokenizer of parts), and keeps the counts of the whole text and the
-first `MAX_CHIPS` tokens to draw; `chips_html` draws them with the one chip of
-`display.compare.token_chip` (ids, unknown and special tokens, hex bytes on request), so a token
-looks the same here as on every other page.
+No Streamlit here, and nothing kept between calls: `tokenized(model, text)` encodes the whole
+text once, with any tokenizer (`AnyModel`: a merge list, our families, a tokenizer of parts), and
+returns everything the page draws as plain, picklable data (so it can run in another process):
+the counts and every id of the whole text, the first `MAX_CHIPS` tokens as escaped chips (the
+one chip of `display.compare.token_chip`, so a token looks the same here as on every other page;
+as text and as hex bytes), and the text those tokens cover cut into stretches, each with the
+tokens it belongs to, which the page colours by token and links with the chips.
 """
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
 from bpe_core import Tokenizer
 from bpe_core.analysis import ComparedToken
+from bpe_core.encoding import Encoding
 from explorer.data.any_model import AnyModel
 from explorer.display.compare import as_any, token_chip
 
 MAX_TEXT_BYTES = 1_000_000  # text tokenized; a longer paste is cut here, with a message
 MAX_CHIPS = 1_500  # tokens drawn per tokenizer; the counts are always over the whole text
+MAX_DRAWN_CHARS = 20_000  # characters of the coloured text at most (a text-mode token can be long)
+MAX_COPY_IDS = 20_000  # ids in the copyable list; a download holds all of them
 EXAMPLE_CHARS = 1_200  # an example text is about this long (cut at a paragraph or line end)
+
+Piece = tuple[str, tuple[int, ...]]  # a stretch of the text and the drawn tokens it belongs to ((): none)
 
 
 def cap_text(text: str, limit: int = MAX_TEXT_BYTES) -> tuple[str, bool]:
@@ -59,7 +67,8 @@ def excerpt(text: str, limit: int = EXAMPLE_CHARS) -> str:
 
 @dataclass(frozen=True)
 class Tokenized:
-    """One tokenizer's encoding of a text: counts over the whole text, the first tokens to draw."""
+    """One tokenizer's encoding of a text, as the page draws it: counts and ids over the whole text,
+    the first tokens as chips and the text they cover as `pieces`."""
 
     tokens: tuple[ComparedToken, ...]  # the first MAX_CHIPS tokens (not disputed: nothing compared here)
     count: int  # tokens in the whole text
@@ -69,6 +78,11 @@ class Tokenized:
     special: int  # added and special tokens (`<s>`, `<|endoftext|>`) cut out of the text whole
     unknown_shown: tuple[bool, ...]  # per drawn token: unknown
     special_shown: tuple[bool, ...]  # per drawn token: added or special
+    ids: array  # every token's id ("q": 8 bytes each; -1 for a token without one)
+    pieces: tuple[Piece, ...] = ()  # the text the drawn tokens cover, stretch by stretch (`text_pieces`)
+    drawn_chars: int = 0  # characters of the text in `pieces`
+    chips: str = ""  # the drawn tokens as escaped chips with ids
+    chips_hex: str = ""  # the same, tokens with bytes of their own as hex bytes
 
     @property
     def characters_per_token(self) -> float:
@@ -83,26 +97,136 @@ class Tokenized:
         """Whether only the first tokens are drawn."""
         return self.count > len(self.tokens)
 
+    def chips_for(self, *, as_bytes: bool) -> str:
+        return self.chips_hex if as_bytes else self.chips
 
-def tokenized(tok: Tokenizer | AnyModel, text: str, *, max_chips: int = MAX_CHIPS) -> Tokenized:
-    """Encode `text` with `tok` (BPEError when it cannot: say so to the user)."""
-    enc = as_any(tok).encoding(text)
-    n = min(max_chips, len(enc.ids))
-    shown = tuple(ComparedToken(t, i, s, e, False) for t, i, (s, e) in zip(enc.tokens[:n], enc.ids[:n], enc.spans[:n]))
-    unknown, special = enc.unknown or [], enc.special or []
-    return Tokenized(shown, len(enc.ids), len(text), utf8_size(text), sum(unknown), sum(special),
-                     tuple(map(bool, unknown[:n])) if unknown else (False,) * n,
-                     tuple(map(bool, special[:n])) if special else (False,) * n)
+    def kinds(self) -> str:
+        """One letter per drawn token: "u" unknown, "s" special, "." any other."""
+        return "".join("u" if u else "s" if s else "." for u, s in zip(self.unknown_shown, self.special_shown))
+
+
+def tokenized(tok: Tokenizer | AnyModel, text: str, *, max_chips: int = MAX_CHIPS,
+              max_drawn_chars: int = MAX_DRAWN_CHARS) -> Tokenized:
+    """Encode `text` with `tok` and draw its first tokens (BPEError when it cannot: say so to the user)."""
+    model = as_any(tok)
+    ids, head, unknown, special = _encode(model, text, max_chips)
+    n = min(max_chips, len(ids))
+    shown = tuple(ComparedToken(t, i, s, e, False) for t, i, (s, e) in zip(head.tokens[:n], ids[:n], head.spans[:n]))
+    base = Tokenized(shown, len(ids), len(text), utf8_size(text), unknown, special,
+                     tuple(map(bool, head.unknown[:n])) if head.unknown else (False,) * n,
+                     tuple(map(bool, head.special[:n])) if head.special else (False,) * n,
+                     array("q", ids))
+    pieces = text_pieces(text, head.spans[:n], limit=max_drawn_chars)
+    chips = chips_html(model, text, base)
+    chips_hex = chips_html(model, text, base, as_bytes=True) if model.draws_bytes else chips
+    return replace(base, pieces=pieces, drawn_chars=sum(len(p[0]) for p in pieces), chips=chips, chips_hex=chips_hex)
+
+
+# Drawing needs the spans of the first tokens only, and the spans of a whole text cost several times
+# its ids. So the whole text is encoded to ids, and only a start of it with spans; that start is
+# trusted when its first tokens, and MARGIN more, are the whole text's (a cut can change only the
+# tokens near it). The counts need each token's flags: a token is special only when cut out as an
+# added token (it has an added token's id), and unknown when it has the unknown token's id (or -1,
+# a token the vocabulary lacks in a model without an unknown token). So when the ids hold no added
+# token's id and no -1, nothing is special and the unknown tokens are those of the unknown id;
+# otherwise the whole text is encoded with its flags, as it is when no start is trusted.
+MARGIN = 64
+
+
+def _encode(model: AnyModel, text: str, n: int) -> tuple[list[int], Encoding, int, int]:
+    """The text's ids, an encoding of (at least) its first `n` tokens, its unknown and special counts."""
+    ids = model.encode_ids(text)
+    if frozenset({-1, *(t.id for t in model.added_tokens)}).isdisjoint(ids):
+        head = _head(model, text, ids, n)
+        if head is not None:
+            unk = model.vocab.get(model.unk_token) if model.unk_token is not None else None
+            return ids, head, ids.count(unk) if unk is not None else 0, 0
+    enc = model.encoding(text)
+    return enc.ids, enc, sum(enc.unknown or ()), sum(enc.special or ())
+
+
+def _head(model: AnyModel, text: str, ids: Sequence[int], n: int) -> Encoding | None:
+    """An encoding of a start of `text` whose first n + MARGIN tokens are the whole text's (None: none found)."""
+    need = n + MARGIN
+    if len(ids) <= need:
+        return None
+    cut = int(need * 1.5 * len(text) / len(ids)) + 256  # characters: half again what the average token needs
+    for _ in range(4):
+        if cut >= len(text):
+            return None
+        head = model.encoding(text[:_cut_at_space(text, cut)])
+        if len(head.ids) >= need:
+            return head if head.ids[:need] == list(ids[:need]) else None
+        cut *= 2
+    return None
+
+
+def _cut_at_space(text: str, cut: int) -> int:
+    """Where to end a start of `text` of about `cut` characters: after a line end or space when one is near.
+
+    >>> _cut_at_space("one two three", 9)
+    8
+    """
+    for mark in ("\n", " "):
+        at = text.rfind(mark, cut // 2, cut)
+        if at >= 0:
+            return at + 1
+    return cut
+
+
+def text_pieces(text: str, spans: Sequence[tuple[int, int]], *, limit: int = MAX_DRAWN_CHARS) -> tuple[Piece, ...]:
+    """The text from its start to the end of the last span (at most `limit` characters), cut at every
+    span's ends, each stretch with the tokens whose spans hold it. A character split between tokens
+    (bytes of one character) belongs to all of them; text no token holds (the spaces word mode
+    drops) to none; a token of no text (a separate `</w>`) has no stretch.
+
+    >>> text_pieces("ab c", [(0, 2), (3, 4)])
+    (('ab', (0,)), (' ', ()), ('c', (1,)))
+    >>> text_pieces(" 語", [(0, 2), (1, 2), (1, 2)])
+    ((' ', (0,)), ('語', (0, 1, 2)))
+    """
+    end = min(max((e for _, e in spans), default=0), limit, len(text))
+    cuts = sorted({0, end, *(s for s, _ in spans if s < end), *(e for _, e in spans if e < end)})
+    order = sorted(range(len(spans)), key=lambda k: spans[k][0])
+    out: list[Piece] = []
+    active: list[int] = []
+    j = 0
+    for a, b in zip(cuts, cuts[1:]):
+        while j < len(order) and spans[order[j]][0] <= a:
+            active.append(order[j])
+            j += 1
+        active = [k for k in active if spans[k][1] > a]  # a span ends at a cut, so each holds all of [a, b)
+        owners = tuple(sorted(active))
+        if out and out[-1][1] == owners:
+            out[-1] = (out[-1][0] + text[a:b], owners)
+        else:
+            out.append((text[a:b], owners))
+    return tuple(out)
 
 
 def chips_html(tok: Tokenizer | AnyModel, text: str, result: Tokenized, *, as_bytes: bool = False) -> str:
-    """The drawn tokens as escaped chips with ids (`as_bytes`: tokens with bytes of their own as hex bytes)."""
+    """The drawn tokens as escaped chips with ids (`as_bytes`: tokens with bytes of their own as hex bytes).
+
+    Each chip sits in a box of no layout of its own (`display: contents`) that names its token's
+    place (`data-i`), so the page can link a chip with its stretch of the text.
+    """
     model = as_any(tok)
-    inner = "".join(token_chip(model, text, item, as_hex=as_bytes, unknown=unknown, special=special)
-                    for item, unknown, special in zip(result.tokens, result.unknown_shown, result.special_shown))
+    inner = "".join(f'<span class="tk-c" data-i="{k}" style="display:contents">'
+                    f"{token_chip(model, text, item, as_hex=as_bytes, unknown=unknown, special=special)}</span>"
+                    for k, (item, unknown, special)
+                    in enumerate(zip(result.tokens, result.unknown_shown, result.special_shown)))
     more = (f'<span class="bpe-more" title="only the first tokens are drawn">… {result.count - len(result.tokens):,} '
             "more tokens</span>") if result.cut else ""
     return f'<span class="bpe-chips">{inner or "<em>no tokens</em>"}{more}</span>'
+
+
+def ids_text(ids: Sequence[int], limit: int | None = None) -> str:
+    """Token ids as a list to copy (JSON, and what `python -m bpe_core decode` reads).
+
+    >>> ids_text([464, 2068, 7586], 2)
+    '[464, 2068]'
+    """
+    return "[" + ", ".join(map(str, ids[:limit] if limit is not None else ids)) + "]"
 
 
 def shown_note(result: Tokenized) -> str:
@@ -111,6 +235,19 @@ def shown_note(result: Tokenized) -> str:
         return ""
     return (f"Showing the first {len(result.tokens):,} of {result.count:,} tokens; "
             "the counts are over the whole text.")
+
+
+def text_more(result: Tokenized) -> str:
+    """What follows the coloured text when it stops before the text does ("" when it is all drawn)."""
+    left = result.characters - result.drawn_chars
+    return f" … {left:,} more characters, not coloured" if left > 0 and result.count else ""
+
+
+def ids_note(result: Tokenized, limit: int = MAX_COPY_IDS) -> str:
+    """A sentence when the copyable list holds only the first ids ("" when it holds them all)."""
+    if result.count <= limit:
+        return ""
+    return f"The list holds the first {limit:,} of {result.count:,} ids; the download holds them all."
 
 
 def counts_frame(labels: Sequence[str], results: Sequence[Tokenized], vocab_sizes: Sequence[int]) -> pd.DataFrame:

@@ -11,6 +11,7 @@ itself is sent to it as a command (a new `seq`).
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
 from typing import Any
 
 import streamlit as st
@@ -22,16 +23,23 @@ from explorer.families import part
 from explorer.ui import link, player, state
 
 WORDS_SHOWN = 14
+PRESENTER_BARS = 10  # bars a frame shows in presenter mode: every one fits a 1280x720 screen
+# The player's and the curve's shares of the width in presenter mode, side by side: on a projector
+# beside the sidebar, under the player the curve would start below the screen.
+PRESENTER_COLUMNS = (0.6, 0.4)
 log = logging.getLogger(__name__)
 
 # The player's session keys are state.ANIM_*, beside state.STEP, state.PLAYING and state.SPEED.
 
 
-def jump_to(step: int, *, playing: bool = False) -> None:
-    """A button's callback on any page: show the animation at `step` (the switch is `follow_jump`'s)."""
+def jump_to(step: int) -> None:
+    """A button's callback on any page: show the animation at `step`, paused (the switch is `follow_jump`'s).
+
+    The player never starts by itself after a jump: the user presses play.
+    """
     ss = st.session_state
     ss[state.STEP] = step
-    ss[state.PLAYING] = playing
+    ss[state.PLAYING] = False
     ss[state.GOTO_TRAIN] = True
 
 
@@ -103,7 +111,7 @@ def _fragment_rerun() -> bool:
     return bool(ctx and ctx.fragment_ids_this_run)
 
 
-def _window(trained: Trained, key: str, step: int) -> dict | None:
+def _window(trained: Trained, key: str, step: int, *, presenter: bool) -> dict | None:
     """The frames around the step the player asked for (or the current step), kept until it moves.
 
     A rerun of the player alone (a pause, a step, a scrub) sends no frames unless the player asked
@@ -120,11 +128,12 @@ def _window(trained: Trained, key: str, step: int) -> dict | None:
     first, last = player.window_bounds(centre, trained.steps, passage=passage, jump=jump)
     if not first <= step <= last:
         first, last = player.window_bounds(step, trained.steps, passage=passage)
+    bars = PRESENTER_BARS if presenter else None
     kept = ss.get(state.ANIM_WINDOW)
-    if kept and kept[:3] == (key, first, last):
-        return kept[3]
-    window = frames.window(trained, first, last, words=WORDS_SHOWN)
-    ss[state.ANIM_WINDOW] = (key, first, last, window)
+    if kept and kept[:4] == (key, first, last, bars):
+        return kept[4]
+    window = frames.window(trained, first, last, words=WORDS_SHOWN, bars=bars)
+    ss[state.ANIM_WINDOW] = (key, first, last, bars, window)
     return window
 
 
@@ -143,7 +152,7 @@ def player_data(trained: Trained, *, presenter: bool) -> dict:
         ss[state.ANIM_SEEN] = (key, step, playing)
     measures = frames.measures(trained)  # passage, length, words, characters, unit
     return {
-        "id": key,
+        "id": f"{key}-{'presenter' if presenter else 'page'}",  # the other mode's windows hold other bars
         "seq": ss[state.ANIM_SEQ],
         "step": step,
         "first": frames.FIRST_STEP,
@@ -155,7 +164,7 @@ def player_data(trained: Trained, *, presenter: bool) -> dict:
         **measures,
         "labels": frames.labels(trained),
         "prefetch": player.prefetch(passage=measures["passage"]),
-        "window": _window(trained, key, step),
+        "window": _window(trained, key, step, presenter=presenter),
     }
 
 
@@ -170,8 +179,13 @@ def _animate(trained: Trained, presenter: bool) -> None:
         log.exception("frames around step %s failed", ss[state.STEP])
         st.error("Could not prepare the animation. Try another step or other settings.")
         return
-    player.mount(data, key=state.ANIM_PLAYER, on_view=_on_view)
+    # In presenter mode the curve stands beside the player, else under it.
+    player_place, curve_place = (st.columns(PRESENTER_COLUMNS, gap="small") if presenter
+                                 else (nullcontext(), nullcontext()))
+    with player_place:
+        player.mount(data, key=state.ANIM_PLAYER, on_view=_on_view)
     step = data["step"]
     fig = frames_of(trained).curve_figure(trained, step, playing=data["playing"], presenter=presenter)
-    st.plotly_chart(fig, key=state.CURVE_CHART, config={"displayModeBar": False}, width="stretch")
+    with curve_place:
+        st.plotly_chart(fig, key=state.CURVE_CHART, config={"displayModeBar": False}, width="stretch")
     link.write_step(st.query_params, step)

@@ -10,6 +10,8 @@ from explorer.display.render import as_clause, as_sentence, md_escape
 from explorer.families import explorer_family
 from explorer.ui import link, state, store
 
+TITLE_ROW = "page_title_row"  # the title row's container in presenter mode (explorer/ui/presenter.py styles it)
+
 
 def presenter() -> bool:
     return bool(st.session_state[state.W_PRESENTER])
@@ -35,10 +37,19 @@ def header(title: str, intro: str = "", *, summary: bool = True) -> Trained | No
     picked on the page (it describes that one itself: `tokenizer_picker.caption`).
     """
     ss = st.session_state
-    st.title(title)
-    if intro:
-        st.caption(intro)
     trained = ss[state.TRAINED]
+    line = training_summary(trained) if summary and trained is not None else ""
+    if presenter():
+        # One row, so that the page starts high on a projector: the title (its intro in the tooltip)
+        # and the settings sentence beside it.
+        with st.container(key=TITLE_ROW, horizontal=True, vertical_alignment="center", gap="small"):
+            st.title(title, help=intro or None, width="content")
+            if line:
+                st.caption(line)
+    else:
+        st.title(title)
+        if intro:
+            st.caption(intro)
     if ss[state.TRAIN_ERROR]:
         kept = " The previous result is still shown." if trained is not None else ""
         st.error(md_escape(f"Could not train. {as_sentence(ss[state.TRAIN_ERROR])}{kept}"))
@@ -47,7 +58,8 @@ def header(title: str, intro: str = "", *, summary: bool = True) -> Trained | No
         return None
     if not summary:
         return trained
-    st.caption(training_summary(trained))
+    if not presenter():
+        st.caption(line)
     asked = trained.request.amount if trained.request.target == "merges" else None
     if trained.stop_reason and not as_clause(trained.stop_reason).startswith("reached"):
         st.info(md_escape(f"Training stopped early: {as_clause(trained.stop_reason)}."))

@@ -59,7 +59,7 @@ W_NORM = "w_normalization"
 W_MINFREQ = "w_min_frequency"
 W_FAMILY = "w_family"  # the name of a family this app trains (`explorer.families.trainable`)
 W_TRANSITION = "w_transition"  # the vocabulary size where phase two starts (the families with phases); 0: 90%
-W_PRESENTER = "w_presenter"
+W_PRESENTER, B_PRESENTER = "w_presenter", "b_presenter"  # the sidebar's toggle; the switch atop every page
 W_WORDS = "w_words"
 W_TIMELINE = "w_timeline"
 UNSEEN_SOURCE, W_UNSEEN_SOURCE = "unseen_source", "w_unseen_source"  # the Unseen words page's tokenizer (picker key)
@@ -67,8 +67,7 @@ TIMELINE_FOR = "timeline_for"  # the picker key TIMELINE was set for: another to
 W_UPLOAD = "w_upload"
 W_PASTE = "w_paste"
 W_ORDER = "w_wrong_order"
-B_USE_PASTE = "use_paste"
-B_RUN_MISMATCH = "run_mismatch"
+B_USE_PASTE, B_RUN_MISMATCH = "use_paste", "run_mismatch"
 
 
 def b_use_sample(sample_id: str) -> str:
@@ -169,6 +168,7 @@ TOK_CHOSEN, TOK_W_CHOSEN = "tok_chosen", "tok_w_chosen"  # picker keys: "sidebar
 TOK_AS_BYTES, TOK_W_AS_BYTES = "tok_as_bytes", "tok_w_as_bytes"  # byte-level tokens drawn as hex bytes
 TOK_MEMO = "tok_memo"  # {(picker key, text digest): (tokenizer, display.tokenize.Tokenized)} for one text
 TOK_EXAMPLE = "tok_example_"  # + example id: the buttons that paste an example text
+TOK_BOX, TOK_VIEW, TOK_IDS = "tok_box_", "tok_view_", "tok_ids_"  # + position: a box, its text; + picker key: ids
 TOK_DEFAULT_TEXT = ("Tokenizers split text into pieces from a fixed vocabulary: \"unbelievable\" may be one token "
                     "or three. Numbers like 12345, code like print(x), and 日本語 or हिन्दी cost more.")
 TOK_DEFAULT_CHOSEN = ("builtin:cl100k_base", "builtin:o200k_base", "sidebar")

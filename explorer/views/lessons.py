@@ -14,7 +14,7 @@ ss = st.session_state
 
 
 def _open(lesson_key: str, *, merges: int | None = None, extra: bool = False) -> None:
-    """Load a lesson's corpus and settings into the explorer and play it from the first merge."""
+    """Load a lesson's corpus and settings into the explorer, at its first merge, paused: the user presses play."""
     lesson = lessons.LESSONS[lesson_key]
     state.apply_values(ss, state.values_for_request(lesson.request))
     if merges is not None:
@@ -25,12 +25,12 @@ def _open(lesson_key: str, *, merges: int | None = None, extra: bool = False) ->
     else:
         ss[state.CORPUS] = ss[state.W_CORPUS] = f"sample:{lesson.corpus_id}"
     ss[state.WORDS] = lesson.words
-    animation.jump_to(1, playing=True)
+    animation.jump_to(1)
 
 
 def _open_button(lesson_key: str) -> None:
     st.button("Open in the explorer", key=state.b_open_lesson(lesson_key), on_click=_open, args=(lesson_key,),
-              type="primary", icon=":material/play_arrow:")
+              type="primary", icon=":material/open_in_new:")
 
 
 def _check(ok: bool, what: str) -> None:
@@ -42,7 +42,8 @@ def _check(ok: bool, what: str) -> None:
 
 st.title("Lessons")
 st.caption("Three BPE lessons, each reproduced by the engine with the lesson's own numbers checked. "
-           "\"Open in the explorer\" loads the lesson's corpus and settings and plays the animation.")
+           "\"Open in the explorer\" loads the lesson's corpus and settings and shows the animation at its first "
+           "merge: press play to watch it learn.")
 page_header.bpe_only("Lessons")
 tab000, tab003, tab002 = st.tabs([lessons.SEED000.title, lessons.SEED003.title, lessons.SEED002.title])
 

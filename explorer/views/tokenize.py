@@ -9,12 +9,16 @@ from bpe_core import BPEError
 from explorer.display import stages as stages_view
 from explorer.display import tokenize as view
 from explorer.display.render import md_escape
-from explorer.ui import link, state, store
+from explorer.ui import link, live_text, state, store
 from explorer.ui import tokenizer_picker as picker
 
-ss = st.session_state  # this page's keys are state.TOK_*
+ss = st.session_state  # this page's keys are state.TOK_*, and the text area's own (ui.live_text)
 SCROLL_AFTER, CHIPS_HEIGHT = 150, 260  # tokens drawn before the chips scroll in a box this high (pixels)
+IDS_SCROLL_AFTER, IDS_HEIGHT = 60, 110  # ids listed before their list scrolls in a box this high
 EXAMPLES = {"english": "English prose", "python": "Python code", "multilingual": "Many scripts"}  # sample ids
+# The tokenizer's name is the one column that can be long (a training's whole description): capped, so
+# every column fits at 1400 pixels (each box below is headed by the whole name).
+COUNTS_COLUMNS = {"tokenizer": st.column_config.TextColumn(width=320)}
 
 
 def _use_example(sample_id: str) -> None:
@@ -22,12 +26,13 @@ def _use_example(sample_id: str) -> None:
 
 
 st.title("Tokenize")
-st.caption("Paste or type text and see how each tokenizer splits it: the tokens with their ids, and how many "
-           "characters and bytes each token covers on average. Nothing is trained here.")
+st.caption("Type or paste text and see how each tokenizer splits it, while you type: the text coloured by "
+           "token (hover a token, in the text or among the chips, to see its partner), the tokens with "
+           "their ids, the ids as a list to copy, and how many characters and bytes each token covers on "
+           "average. Nothing is trained here.")
 
-st.text_area("Text to tokenize", key=state.TOK_W_TEXT, height=150,
-             on_change=state.bind(ss, state.TOK_W_TEXT, state.TOK_TEXT))
-examples = st.columns([1, 1, 1, 1, 2.5], vertical_alignment="center")
+live_text.text_area("Text to tokenize", key=state.TOK_W_TEXT, value_key=state.TOK_TEXT, height=150)
+examples = st.columns([1, 1.1, 1.1, 1.1, 2.5], vertical_alignment="center")
 examples[0].markdown("Try an example:")
 for col, (sample_id, title) in zip(examples[1:], EXAMPLES.items()):
     col.button(title, key=state.TOK_EXAMPLE + sample_id, on_click=_use_example, args=(sample_id,), width="stretch",
@@ -81,9 +86,24 @@ for key in chosen:
 
 if shown:
     st.dataframe(view.counts_frame([s[1] for s in shown], [s[3] for s in shown], [s[2].vocab_size for s in shown]),
-                 hide_index=True, width="stretch")
-for key, label, model, result in shown:
-    with st.container(border=True):
+                 hide_index=True, width="stretch", column_config=COUNTS_COLUMNS)
+
+
+def _ids(key: str, result: view.Tokenized) -> None:
+    """The ids as a list with a copy button; past `MAX_COPY_IDS`, the first ones and a download of all."""
+    listed = min(result.count, view.MAX_COPY_IDS)
+    st.code(view.ids_text(result.ids, view.MAX_COPY_IDS), language=None, wrap_lines=True,
+            height=IDS_HEIGHT if listed > IDS_SCROLL_AFTER else "content")
+    if result.count > view.MAX_COPY_IDS:
+        note, ids = view.ids_note(result), result.ids
+        cols = st.columns([3, 1], vertical_alignment="center")
+        cols[0].caption(note)
+        cols[1].download_button(f"All {result.count:,} ids", data=lambda: view.ids_text(ids), file_name="ids.txt",
+                                mime="text/plain", key=state.TOK_IDS + key, on_click="ignore", width="stretch")
+
+
+for n, (key, label, model, result) in enumerate(shown):
+    with st.container(border=True, key=state.TOK_BOX + str(n)):
         st.markdown(f"**{md_escape(label)}**")
         st.caption(f"{md_escape(model.title)} · {result.count:,} tokens · {result.characters_per_token:.2f} characters "
                    f"per token · {result.bytes_per_token:.2f} bytes per token · vocabulary {model.vocab_size:,}"
@@ -93,9 +113,16 @@ for key, label, model, result in shown:
             st.caption(md_escape(picker.terms(key)))
         if result.cut:
             st.caption(view.shown_note(result))
-        chips = view.chips_html(model, text, result, as_bytes=ss[state.TOK_AS_BYTES])
+        text_col, chips_col = st.columns(2)
+        with text_col:
+            live_text.token_text(result.pieces, result.kinds(), key=state.TOK_VIEW + str(n),
+                                 group=state.TOK_BOX + str(n),
+                                 more=view.text_more(result))
+        chips = result.chips_for(as_bytes=ss[state.TOK_AS_BYTES])
         # Many tokens scroll inside their box, so every tokenizer's counts stay in view.
-        (st.container(height=CHIPS_HEIGHT, border=False) if len(result.tokens) > SCROLL_AFTER else st).html(chips)
+        (chips_col.container(height=CHIPS_HEIGHT, border=False) if len(result.tokens) > SCROLL_AFTER
+         else chips_col).html(chips)
+        _ids(key, result)
         with st.expander("Its parts, step by step"):
             try:
                 frame = stages_view.stages_frame(model, text)

@@ -1,4 +1,5 @@
-"""The Tokenize page in a real Chromium: a shared link opens it, pasting shows tokens at once.
+"""The Tokenize page in a real Chromium: a shared link opens it, pasting shows tokens at once, the
+tokens follow typing with no commit, hovering links the text with its tokens, the table fits.
 
 Also times (printed with -s, never asserted) how long a 200k-token built-in vocabulary takes
 to show on the Vocabulary page.
@@ -9,7 +10,7 @@ import re
 import time
 from urllib.parse import urlencode
 
-from browser_helpers import LIVE, shoot
+from browser_helpers import LIVE, SCREENSHOTS, shoot
 from playwright.sync_api import expect
 
 CRAFTED = "**bold** <img src=x onerror=alert(1)> [l](https://x.invalid) $x$ 日本語"
@@ -77,3 +78,66 @@ def test_a_tokenizers_parts_step_by_step(page, server):
     expect(expander.locator("[data-testid=stDataFrame]")).to_be_visible(timeout=30_000)
     expect(page.locator(LIVE).get_by_text("Each part of the tokenizer in the order text meets it")).to_be_visible()
     shoot(page, "tokenize-parts")
+
+
+PASTE = """(box, text) => { box.focus();
+  Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, text);
+  box.dispatchEvent(new Event('input', {bubbles: true})); }"""
+
+
+def test_tokens_follow_typing_with_no_commit(page, server):
+    """No blur and no Ctrl+Enter: the page answers a pause in typing. The keys come slower than its
+    pause, so runs happen between them (on a long text, while the next keys are typed): none is lost."""
+    page.goto(f"{server}/tokenize")
+    expect(chips(page)).to_have_count(3, timeout=60_000)
+    box = page.get_by_label("Text to tokenize")
+    long = "The quick brown fox jumps over the lazy dog. " * 5000  # 225,000 characters
+    box.evaluate(PASTE, long)  # as a paste: one input event, no commit
+    expect(page.locator(f"{LIVE} .bpe-more").first).to_contain_text("more tokens", timeout=60_000)
+    box.press("Control+End")
+    page.keyboard.type(" zebra", delay=40)
+    expect(page.locator(f"{LIVE} [data-testid=stCode]").first).to_contain_text("]", timeout=60_000)
+    page.keyboard.type(" quagga okapi", delay=350)
+    expect(box).to_have_value(long + " zebra quagga okapi")
+    assert page.evaluate("() => document.activeElement && document.activeElement.tagName") == "TEXTAREA"
+    box.press("Control+a")
+    page.keyboard.type("naïve words typed", delay=40)
+    expect(chips(page).first).to_contain_text("·typed", timeout=60_000)
+    expect(box).to_have_value("naïve words typed")
+    expect(page).to_have_url(re.compile(r"input=na%C3%AFve\+words\+typed"))
+
+
+def test_hovering_links_the_text_and_its_tokens(page, server):
+    page.goto(f"{server}/tokenize?{urlencode({'input': 'Hello <b>world</b> 語', 'tokenizers': 'cl100k_base'})}")
+    expect(chips(page)).to_have_count(1, timeout=60_000)
+    text = page.locator(f"{LIVE} .tk-text")
+    expect(text).to_have_text("Hello <b>world</b> 語")  # the text as text: no tag made of it
+    expect(page.locator(".tk-text b")).to_have_count(0)
+    text.locator(".tk-piece", has_text="world").hover()
+    lit = page.locator(f"{LIVE} .tk-c.tk-on .bpe-chip")
+    expect(lit).to_have_count(1)
+    expect(lit).to_contain_text("world")
+    page.locator(f"{LIVE} .tk-c").filter(has_text="Hello").hover()
+    expect(page.locator(f"{LIVE} .tk-piece.tk-on")).to_have_text(["Hello"])
+    split = text.locator(".tk-piece.tk-shared")  # 語: one character, its bytes in several tokens
+    expect(split).to_have_text("語")
+    split.hover()
+    expect(lit).to_have_count(len(split.get_attribute("data-o").split()))
+
+
+def test_the_page_fits_a_1400_pixel_window_with_many_scripts(page, server):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{server}/tokenize")
+    expect(chips(page)).to_have_count(3, timeout=60_000)
+    page.get_by_role("button", name="Many scripts").click()
+    expect(chips(page).first).to_contain_text("English", timeout=60_000)
+    expect(page.locator(f"{LIVE} .tk-text").first).to_contain_text("English: The morning train")
+    table = page.locator(f"{LIVE} [data-testid=stDataFrame] .dvn-scroller").first
+    scroll, width = table.evaluate("e => [e.scrollWidth, e.clientWidth]")
+    assert scroll <= width, (scroll, width)  # nothing cut on the right: no column scrolled out of view
+    page.screenshot(path=str(SCREENSHOTS / "tokenize-1400x900.png"))
+    codes = page.locator(f"{LIVE} [data-testid=stCode]")
+    expect(codes).to_have_count(3)
+    codes.first.hover()
+    expect(codes.first.get_by_role("button", name="Copy to clipboard")).to_be_visible()
+    shoot(page, "tokenize-many-scripts")

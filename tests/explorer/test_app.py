@@ -221,7 +221,7 @@ def test_presenter_toggle(app):
     assert not any("font-size: 21px" in h for h in html_bodies(app))
     app.sidebar.toggle(key=state.W_PRESENTER).set_value(True).run()
     assert any("font-size: 21px" in h for h in html_bodies(app))
-    assert plotly_specs(app)[0]["layout"]["font"]["size"] == 17
+    assert plotly_specs(app)[0]["layout"]["font"]["size"] == 18  # chart text at least 18 px on a projector
 
 
 def test_end_of_word_is_off_where_it_does_nothing(app):

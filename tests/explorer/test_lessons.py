@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+import pytest
+from player_helpers import player_data
+
 from bpe_core.analysis import mistakes
 from explorer.data import lessons
 from explorer.data.training import train_corpus
 from explorer.display import tables
+from explorer.ui import state
 from sample_corpora import load_corpus
 
 
@@ -53,3 +57,17 @@ def test_lesson_tables(seed000_trained, seed003_trained):
     assert list(trip["decoded"]) == ["lowest <unk>ed"] and "<unk>" in list(trip["tokens"])[0]
     fert = tables.fertility_table(mistakes.Mismatch(["A", "B"], ["x"], [[1.234], [2.0]]))
     assert fert.loc["trained on A"].iloc[0] == "1.23"
+
+
+# ---- the page: opening a lesson shows it, paused ---------------------------------------------------
+
+@pytest.mark.parametrize("button", [("seed000",), ("seed003",), ("seed000", "try")])
+def test_opening_a_lesson_shows_its_first_merge_paused(app, button):
+    """The user presses play: "Open in the explorer" (and "Try it") lands on step 1 with the player paused."""
+    app.switch_page("views/lessons.py").run()
+    assert any("press play" in c.value for c in app.caption)
+    app.button(key=state.b_open_lesson(*button)).click().run()
+    assert not app.exception
+    assert app.session_state[state.STEP] == 1 and app.session_state[state.PLAYING] is False
+    data = player_data(app)  # what the browser's player is told: step 1, not playing
+    assert (data["step"], data["playing"]) == (1, False)

@@ -74,4 +74,4 @@ def test_every_chart_has_one_presenter_type_size(tok):
         vocab_view.length_histogram(vocabulary_table(tok), presenter=True),
     ]
     assert [fig.layout.font.size for fig in figures] == [size] * len(figures)
-    assert [charts.chart_font(False)["size"], size] == [13, 17]
+    assert [charts.chart_font(False)["size"], size] == [13, 18]

@@ -2,19 +2,21 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from apptest_helpers import APP
-from player_helpers import player_data, player_element, send_view, shown
+from player_helpers import player_data, player_element, send_view, shown, token_texts
 from streamlit.testing.v1 import AppTest
 
 from bpe_core import Settings
-from explorer.data.training import TrainRequest, train_corpus
-from explorer.display import render
+from explorer.data.training import TrainRequest, family_request, train_corpus
+from explorer.display import charts, render
 from explorer.display.frames import passage_at, passage_mode, word_history
 from explorer.display.render import cap_token
+from explorer.families import part, trainable
 from explorer.families.bpe.player import window as frame_window
-from explorer.ui import animation, player, state
+from explorer.ui import animation, player, presenter, state
 from sample_corpora import load_corpus
 
 
@@ -168,3 +170,101 @@ def test_zero_merges_is_said_in_sentences(app):
     trained = train_corpus(["aaaa"], TrainRequest(Settings(min_frequency=9), "merges", 5))
     assert animation.no_merge_message(trained).endswith(
         "Training stopped before the first merge because no pair occurs at least 9 times.")
+
+
+# ---- presenter mode ------------------------------------------------------------------------------
+
+HINDI = load_corpus("hindi")
+SMALL = {  # family: (texts, request), each trained in a blink
+    "bpe": ([load_corpus("seed000")], TrainRequest(Settings(), "merges", 10)),
+    "wordpiece": ([HINDI], family_request("wordpiece", 150, limit=10_000)),
+    "unigram": ([HINDI], family_request("unigram", 60, limit=10_000)),
+    "superbpe": ([HINDI], family_request("superbpe", 420, limit=10_000, transition=380)),
+}
+
+
+def test_every_trainable_family_is_tried_in_presenter_mode():
+    assert sorted(SMALL) == sorted(trainable())
+
+
+def bar_texts(window: dict, frame: dict) -> list[tuple]:
+    """A frame's bars as (label texts, value), whichever form ("p" or "b") the family sends."""
+    if "b" in frame:
+        return [(tuple(token_texts(window, label)) if isinstance(label, list) else label, value)
+                for label, value, _ in frame["b"]]
+    return [(tuple(token_texts(window, (a, b))), n) for a, b, n in frame.get("p", [])]
+
+
+@pytest.fixture(scope="module", params=sorted(SMALL))
+def small(request):
+    texts, asked = SMALL[request.param]
+    return train_corpus(texts, asked)
+
+
+def test_a_presenter_window_shows_the_first_bars_only(small):
+    """Presenter mode asks each family for at most `PRESENTER_BARS` bars a frame: every one fits the
+    screen. They are the first bars of the page's own window (the chosen one first)."""
+    frames = part(small.family, "player")
+    first, limit = frames.FIRST_STEP, animation.PRESENTER_BARS
+    page = frames.window(small, first, small.steps)
+    shown = frames.window(small, first, small.steps, bars=limit)
+    assert len(page["frames"]) == len(shown["frames"]) == small.steps - first + 1
+    longer = 0
+    for full, few in zip(page["frames"], shown["frames"]):
+        full_bars, few_bars = bar_texts(page, full), bar_texts(shown, few)
+        assert few_bars == full_bars[:limit]
+        longer += len(full_bars) > limit
+        assert {k: v for k, v in few.items() if k not in "bcf" and k != "bt"} == {
+            k: v for k, v in full.items() if k not in "bcf" and k != "bt"} or "m" not in full  # the rest as sent
+
+
+def test_unigram_in_presenter_mode_says_how_many_bars_it_shows():
+    """Unigram lists 30 removed pieces a round and a dozen in the card; in presenter mode 10 bars, the
+    title says "10 of 64", and the card leaves out the chips the bars already show."""
+    trained = train_corpus(*SMALL["unigram"])
+    frames = part("unigram", "player")
+    page, shown = frames.window(trained, 1, 1), frames.window(trained, 1, 1, bars=animation.PRESENTER_BARS)
+    assert page["frames"][0]["bt"] == "Removed in round 1, least loss first (30 of 64)"
+    assert shown["frames"][0]["bt"] == "Removed in round 1, least loss first (10 of 64)"
+    assert len(page["frames"][0]["c"]) == 12 and shown["frames"][0]["c"] == []
+    assert page["frames"][0]["f"][0] == "64 pieces removed, least loss first (12 shown)"
+    assert shown["frames"][0]["f"][0] == "64 pieces removed, least loss first"
+
+
+def test_presenter_mode_puts_the_curve_beside_the_player(app):
+    """The top switch (key P) turns presenter mode on: the player and its curve side by side, at most
+    10 bars, every figure's type at the presenter size, the curve as tall as the screen allows."""
+    assert not app.columns and player_data(app)["presenter"] is False
+    switch = next(b for b in app.button if b.label == "Presenter mode")
+    assert switch.proto.shortcut.lower() == presenter.SHORTCUT.lower()
+    switch.click().run()
+    assert app.session_state[state.W_PRESENTER] is True and app.sidebar.toggle(key=state.W_PRESENTER).value
+    data = player_data(app)
+    assert data["presenter"] is True and all(len(f["p"]) <= animation.PRESENTER_BARS for f in data["window"]["frames"])
+    left, right = app.columns[:2]
+    assert [e.key for e in left.get("bidi_component")] == [state.ANIM_PLAYER]
+    (curve,) = [json.loads(el.proto.spec) for el in right.get("plotly_chart")]
+    assert curve["layout"]["font"]["size"] == charts.PRESENTER_FONT_SIZE >= 18
+    assert curve["layout"]["height"] == charts.PRESENTER_CURVE_HEIGHT
+    assert app.query_params["present"] in ("1", ["1"])  # still in the link
+    next(b for b in app.button if b.label == "Presenter mode").click().run()
+    assert app.session_state[state.W_PRESENTER] is False and not app.columns
+
+
+def test_the_players_own_characters_are_in_the_apps_fonts():
+    """The media-control characters (⏮ ⏭ ⏸) need a symbol font many machines lack: the controls are
+    inline SVG. The few other characters the player writes itself are drawn by the fonts Streamlit
+    serves (checked in Chromium: tests/browser/test_player_in_browser.py)."""
+    folder = Path(player.__file__).parent
+    text = "".join((folder / name).read_text(encoding="utf-8") for name in
+                   ("player.html", "frame.js", "player.js", "player.css"))
+    assert {ch for ch in text if ord(ch) > 0x7F} <= set("·×…→●")
+    assert text.count("<svg") == 4  # back, play, pause, forward
+
+
+def test_the_page_icon_is_a_file_of_ours():
+    source = APP.read_text(encoding="utf-8")
+    assert ":material/" not in source.split("st.set_page_config")[1].split("\n")[0]
+    icon = APP.parent / "assets" / "icon.svg"
+    assert icon.read_text(encoding="utf-8").lstrip().startswith("<svg") and "http" not in icon.read_text().replace(
+        'xmlns="http://www.w3.org/2000/svg"', "")

@@ -1,18 +1,28 @@
-"""The Tokenize page: its pure pieces (caps, counts, chips) and the page in AppTest, link included."""
+"""The Tokenize page: its pure pieces (caps, counts, chips, the coloured text's stretches, the ids)
+and the page in AppTest, link included. The page's result must be the whole text's encoding, for
+every family and every built-in, however it was computed."""
 from __future__ import annotations
+
+import json
+import pickle
 
 import pytest
 from apptest_helpers import APP, html_bodies
 from plain_text import constructs, shown
 from streamlit.testing.v1 import AppTest
 
-from bpe_core import Settings, train
-from bpe_core.builtin import load_builtin
+from bpe_core import BPEError, Settings, train
+from bpe_core.builtin import builtin_names, load_builtin
+from bpe_core.families.registry import NAMES, family
+from explorer.data.any_model import AnyModel
+from explorer.data.training import train_corpus
 from explorer.display import tokenize as view
-from explorer.ui import state, store
+from explorer.ui import live_text, state, store
 from sample_corpora import load_corpus
+from tests.conftest import missing
 
 TOKENIZE = "views/tokenize.py"
+MULTI = load_corpus("multilingual")
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +82,113 @@ def test_counts_frame_and_unknown_tokens():
         "tokenizer": "word", "tokens": result.count, "characters per token": round(7 / result.count, 2),
         "bytes per token": round(7 / result.count, 2), "vocabulary": word.vocab_size,
         "unknown tokens": 3}]
+
+
+def _as_encoded(model: AnyModel, text: str, result: view.Tokenized) -> None:
+    """`result` is what the whole text's encoding says, with its first tokens drawn."""
+    enc = model.encoding(text)
+    n = len(result.tokens)
+    assert list(result.ids) == enc.ids and result.count == len(enc.ids)
+    assert result.unknown == sum(enc.unknown or ()) and result.special == sum(enc.special or ())
+    assert [(t.token, t.id, t.start, t.end) for t in result.tokens] == [
+        (tok, i, s, e) for tok, i, (s, e) in list(zip(enc.tokens, enc.ids, enc.spans))[:n]]
+    assert result.unknown_shown == tuple(map(bool, (enc.unknown or [False] * n)[:n]))
+    assert result.special_shown == tuple(map(bool, (enc.special or [False] * n)[:n]))
+
+
+def _family_models():
+    """Every family the registry trains, trained small on the many-scripts sample."""
+    for name in NAMES:
+        if family(name).trains:
+            request = state.request_from_values({state.W_FAMILY: name, state.W_VOCAB: 600, state.W_TRANSITION: 0})
+            yield name, AnyModel.of_trained(train_corpus([MULTI], request))
+
+
+# Long enough that only a start of it is encoded with spans; unknown characters (for the trained
+# ones), added tokens' text in the middle and at the start (for the built-ins that have them).
+def _texts(model: AnyModel) -> list[str]:
+    added = " ".join(t.content for t in model.added_tokens[:2])
+    return [MULTI * 2 + " 𒀀 ", MULTI + f" {added} " + MULTI, f"{added}{MULTI}"]
+
+
+def test_the_result_is_the_whole_texts_encoding_for_every_family():
+    for name, model in _family_models():
+        for text in _texts(model):
+            result = view.tokenized(model, text, max_chips=40)
+            assert len(result.tokens) == 40, name
+            _as_encoded(model, text, result)
+        assert view.tokenized(model, MULTI * 2 + " 𒀀 ").unknown > 0 or name == "superbpe", name  # bytes: none
+
+
+@pytest.mark.parametrize("name", builtin_names(parts=True))
+def test_the_result_is_the_whole_texts_encoding_for_every_builtin(name):
+    try:
+        model = AnyModel.of(load_builtin(name))
+    except BPEError as exc:  # its package is not installed
+        missing(str(exc))
+    for text in _texts(model):
+        _as_encoded(model, text, view.tokenized(model, text, max_chips=40))
+
+
+def test_a_start_whose_tokens_differ_is_not_trusted(cl100k, monkeypatch):
+    """Were a start of the text to encode otherwise than the whole, the whole text is encoded."""
+    model = AnyModel.of(cl100k)
+    text = MULTI * 2
+    whole = model.encoding(text)
+    real = AnyModel.encoding
+
+    def skewed(self, part):  # a start of the text loses its first token
+        enc = real(self, part)
+        if part == text:
+            return enc
+        return type(enc)(enc.tokens[1:], enc.ids[1:], enc.spans[1:], enc.unknown, enc.special)
+
+    monkeypatch.setattr(AnyModel, "encoding", skewed)
+    result = view.tokenized(model, text, max_chips=40)
+    assert [t.id for t in result.tokens] == whole.ids[:40] and result.tokens[0].start == 0
+
+
+def test_the_result_is_plain_data_that_pickles(cl100k):
+    result = view.tokenized(cl100k, MULTI * 2, max_chips=30)
+    back = pickle.loads(pickle.dumps(result))
+    assert back == result and back.chips == result.chips and list(back.ids) == list(result.ids)
+    assert back.pieces == result.pieces and back.kinds() == "." * 30
+
+
+def test_the_text_pieces_cover_the_drawn_text_once():
+    assert view.text_pieces("ab c", [(0, 2), (3, 4)]) == (("ab", (0,)), (" ", ()), ("c", (1,)))
+    # 語's three bytes in three tokens, the first with the space before it: the character is all three's
+    assert view.text_pieces(" 語x", [(0, 2), (1, 2), (1, 2), (2, 3)]) == (
+        (" ", (0,)), ("語", (0, 1, 2)), ("x", (3,)))
+    # word mode: the spaces are in no token, a separate </w> has no text
+    lesson = train("low lower", merges=2)
+    text = "  low  lower"
+    enc = lesson.encode(text)
+    pieces = view.text_pieces(text, enc.spans)
+    assert "".join(p[0] for p in pieces) == text
+    assert [p for p in pieces if not p[1]] == [("  ", ()), ("  ", ())]
+    assert {k for _, owners in pieces for k in owners} == {k for k, (s, e) in enumerate(enc.spans) if e > s}
+    assert view.text_pieces("abcdef", [(0, 3), (3, 6)], limit=4) == (("abc", (0,)), ("d", (1,)))
+
+
+def test_chips_name_their_token_and_the_pieces_point_at_them(cl100k):
+    text = "Hello <b>x</b> 語"
+    result = view.tokenized(cl100k, text)
+    n = len(result.tokens)
+    assert [result.chips.count(f'data-i="{k}"') for k in range(n)] == [1] * n
+    assert "".join(p[0] for p in result.pieces) == text and result.drawn_chars == len(text)
+    assert result.pieces[-2:] == ((" ", (n - 3,)), ("語", (n - 3, n - 2, n - 1)))  # " " + its first byte, two more
+    assert "<b>" not in result.chips and result.chips_hex != result.chips
+    assert view.text_more(result) == ""
+
+
+def test_the_ids_to_copy(cl100k):
+    assert view.ids_text([1, 22, 333]) == "[1, 22, 333]" and view.ids_text([1, 22, 333], 2) == "[1, 22]"
+    assert json.loads(view.ids_text(cl100k.encode("naïve 日本語").ids)) == cl100k.encode("naïve 日本語").ids
+    result = view.tokenized(cl100k, "word " * 30, max_chips=10)
+    assert view.ids_note(result, 100) == "" and view.ids_note(result, 20) == (
+        f"The list holds the first 20 of {result.count:,} ids; the download holds them all.")
+    assert view.text_more(result) == f" … {150 - result.drawn_chars:,} more characters, not coloured"
 
 
 # ---- the page ------------------------------------------------------------------------------------
@@ -224,3 +341,60 @@ def test_each_tokenizer_shows_its_parts_step_by_step(app):
     assert sidebar["stage"].tolist()[:3] == ["normalizer", "pre-tokenizer", "model"]
     assert sidebar["on this text"].tolist()[2] == " | ".join(visible_whitespace(t) for t in trained.encode(text).tokens)
     assert sidebar["on this text"].tolist()[1].split(" | ") == ["Hello", "world,", "12345"]
+
+
+def token_texts(at) -> list[dict]:
+    """The data of each coloured text the page drew (the `token_text` components)."""
+    return [json.loads(el.proto.json) for el in at.get("bidi_component")
+            if el.proto.component_name == "bpe_explorer.token_text"]
+
+
+def test_each_tokenizer_draws_its_text_by_token_and_its_ids_to_copy(app, cl100k):
+    at = open_tokenize(app)
+    at.multiselect(key=state.TOK_W_CHOSEN).set_value(["builtin:cl100k_base", "sidebar"]).run()
+    text = "naïve <b>café</b>  日本語"
+    at.text_area(key=state.TOK_W_TEXT).set_value(text).run()
+    drawn = token_texts(at)
+    assert [d["group"] for d in drawn] == ["tok_box_0", "tok_box_1"]
+    assert all("".join(p[0] for p in d["pieces"]) == text and d["more"] == "" for d in drawn)
+    ids = cl100k.encode(text).ids
+    assert drawn[0]["kinds"] == "." * len(ids)
+    assert {k for _, owners in drawn[0]["pieces"] for k in owners} == set(range(len(ids)))
+    sidebar = at.session_state[state.TRAINED].tokenizer.encode(text)
+    assert drawn[1]["kinds"] == "".join("u" if u else "." for u in sidebar.unknown)  # the lesson lacks most letters
+    assert [c.value for c in at.code] == [view.ids_text(ids), view.ids_text(sidebar.ids)]
+    assert not at.get("download_button")  # short lists hold every id
+
+
+def test_a_long_text_lists_the_first_ids_and_offers_them_all(app, cl100k):
+    at = open_tokenize(app)
+    at.multiselect(key=state.TOK_W_CHOSEN).set_value(["builtin:cl100k_base"]).run()
+    text = "The quick brown fox jumps over the lazy dog. " * 3000  # 135,000 characters, 30,001 tokens
+    at.text_area(key=state.TOK_W_TEXT).set_value(text).run()
+    ids = cl100k.encode(text).ids
+    assert at.code[0].value == view.ids_text(ids, view.MAX_COPY_IDS)
+    assert f"The list holds the first {view.MAX_COPY_IDS:,} of {len(ids):,} ids; the download holds them all." in [
+        c.value for c in at.caption]
+    (download,) = at.get("download_button")
+    assert download.proto.label == f"All {len(ids):,} ids"
+    (drawn,) = token_texts(at)
+    covered = "".join(p[0] for p in drawn["pieces"])
+    assert text.startswith(covered) and len(covered) < len(text)
+    assert drawn["more"] == f" … {len(text) - len(covered):,} more characters, not coloured"
+
+
+def test_text_typed_is_kept_without_writing_the_box_back(app):
+    """While typing, the watcher hands the text over and the box already shows it: the page
+    tokenizes it and leaves the box alone (writing it would undo keystrokes made meanwhile). A text
+    set elsewhere (an example) is written into the box."""
+    at = open_tokenize(app)
+    at.multiselect(key=state.TOK_W_CHOSEN).set_value(["builtin:gpt2"]).run()
+    before = at.text_area(key=state.TOK_W_TEXT).value
+    at.session_state[state.TOK_TEXT] = at.session_state[live_text.shown_key(state.TOK_W_TEXT)] = "typed so far"
+    at.run()
+    assert at.text_area(key=state.TOK_W_TEXT).value == before  # not written back
+    assert at.dataframe[0].value["tokens"].tolist() == [len(load_builtin("gpt2").encode("typed so far").ids)]
+    at.button(key=state.TOK_EXAMPLE + "python").click().run()
+    assert at.text_area(key=state.TOK_W_TEXT).value == view.excerpt(load_corpus("python"))
+    (watcher,) = [el for el in at.get("bidi_component") if el.proto.component_name == "bpe_explorer.live_text"]
+    assert json.loads(watcher.proto.json) == {"watch": state.TOK_W_TEXT, "delay": live_text.DELAY_MS}

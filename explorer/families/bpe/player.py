@@ -53,8 +53,9 @@ def labels(trained: Trained) -> dict[str, str]:
     }
 
 
-def window(trained: Trained, first: int, last: int, *, words: int = 14) -> dict:
-    """The frames of steps `first`..`last` (clamped) as JSON-ready data for the player."""
+def window(trained: Trained, first: int, last: int, *, words: int = 14, bars: int | None = None) -> dict:
+    """The frames of steps `first`..`last` (clamped) as JSON-ready data for the player; at most `bars`
+    pair counts a frame (None: all the trace keeps)."""
     tok = trained.tokenizer
     steps = trained.steps
     first, last = clamp_step(first, steps), clamp_step(last, steps)
@@ -75,7 +76,7 @@ def window(trained: Trained, first: int, last: int, *, words: int = 14) -> dict:
         if step >= 1:
             m = trace[step - 1]
             merge = [tid(m.left), tid(m.right), tid(m.token), m.count, m.vocab_size]
-        pairs = tok.top_pairs_at(step - 1 if step >= 1 else 0)
+        pairs = tok.top_pairs_at(step - 1 if step >= 1 else 0)[:bars]
         frame: dict = {"m": merge, "p": [[tid(a), tid(b), n] for a, b, n in pairs], "t": totals[step]}
         if passage:
             found = passage_at(trained, step)

@@ -13,7 +13,7 @@ from typing import Any
 from bpe_core.families.superbpe import is_superword, phase_one_pieces
 from bpe_core.pretokenize import symbols_to_bytes
 from explorer.data.training import Trained
-from explorer.display.charts import CHOSEN, chart_font, figure, thin_steps
+from explorer.display.charts import CHOSEN, chart_font, curve_layout, figure, thin_steps
 from explorer.display.frames import (
     TokenTable,
     clamp_step,
@@ -112,8 +112,9 @@ def _facts(step: Any, cut: int) -> list[str]:
     return facts
 
 
-def window(trained: Trained, first: int, last: int, *, words: int = 14) -> dict:
-    """The frames of steps `first`..`last` (clamped) as the player's JSON-ready data."""
+def window(trained: Trained, first: int, last: int, *, words: int = 14, bars: int | None = None) -> dict:
+    """The frames of steps `first`..`last` (clamped) as the player's JSON-ready data; at most `bars`
+    pair counts a frame (None: all the trace keeps)."""
     steps = trained.steps
     first, last = clamp_step(first, steps), clamp_step(last, steps)
     last = max(first, last)
@@ -130,7 +131,7 @@ def window(trained: Trained, first: int, last: int, *, words: int = 14) -> dict:
             frame["m"] = [*tokens.ids((s.left, s.right, s.token)), s.count, s.vocab_size]
             frame["f"] = _facts(s, story.transition)
         index = max(step - 1, 0)  # at step 0, the pairs the first merge is chosen from
-        pairs = story.top_pairs[index] if index < len(story.top_pairs) else []
+        pairs = story.top_pairs[index][:bars] if index < len(story.top_pairs) else []
         frame["p"] = [[*tokens.ids((a, b)), n] for a, b, n in pairs]
         frames.append(frame)
     base = max(0, first - 1)  # one step before, so that "changed at `first`" is known
@@ -167,9 +168,7 @@ def curve_figure(trained: Trained, step: int, *, playing: bool, presenter: bool 
                   "text": f"transition after merge {cut:,}: phase two", "xanchor": "right", "yanchor": "top",
                   "font": {"color": "#9a7400", **chart_font(presenter)}, "bgcolor": "rgba(255,255,255,0.85)"}
     layout = {
-        "title": {"text": "Compression: tokens in the corpus after each merge", "font": chart_font(presenter)},
-        "font": chart_font(presenter), "height": 440 if presenter else 360,
-        "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+        **curve_layout("Compression: tokens in the corpus after each merge", presenter=presenter, height=360),
         "xaxis": {"title": {"text": "merges (step)"}, "range": [0, max(1, curve.steps)]},
         "yaxis": {"title": {"text": "tokens"}, "rangemode": "tozero"},
         "showlegend": False, "shapes": shapes, "annotations": [annotation] if phase_two else [],

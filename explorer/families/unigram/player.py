@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.data.training import LONG_WORD, Trained
-from explorer.display.charts import CHOSEN, chart_font, figure
+from explorer.display.charts import CHOSEN, curve_layout, figure
 from explorer.display.frames import TokenTable, curve_words, history_window, nothing_learned
 from explorer.display.render import cap_token
 from explorer.families.unigram.training import CURVE_WORDS
@@ -57,9 +57,9 @@ def labels(trained: Trained) -> dict[str, str]:
     }
 
 
-def _facts(record: Any) -> list[str]:
+def _facts(record: Any, chips: int) -> list[str]:
     removed = len(record.removed)
-    shown = f" ({CARD_CHIPS} shown)" if removed > CARD_CHIPS else ""
+    shown = f" ({chips} shown)" if chips and removed > chips else ""
     if record.final:
         facts = [f"the final cut: the {removed:,} lowest scores go{shown}"]
     elif removed:
@@ -72,16 +72,20 @@ def _facts(record: Any) -> list[str]:
     return facts
 
 
-def _bars_title(record: Any) -> str:
+def _bars_title(record: Any, limit: int) -> str:
     total = len(record.removed)
-    shown = f" ({min(total, REMOVED_SHOWN):,} of {total:,})" if total > REMOVED_SHOWN else ""
+    shown = f" ({min(total, limit):,} of {total:,})" if total > limit else ""
     if record.final:
         return f"The final cut, lowest score first: the piece's log probability{shown}"
     return f"Removed in round {record.round:,}, least loss first{shown}"
 
 
-def window(trained: Trained, first: int, last: int, *, words: int = 14) -> dict:
-    """The frames of rounds `first`..`last` (clamped to 1..rounds) as the player's JSON-ready data."""
+def window(trained: Trained, first: int, last: int, *, words: int = 14, bars: int | None = None) -> dict:
+    """The frames of rounds `first`..`last` (clamped to 1..rounds) as the player's JSON-ready data; at
+    most `bars` removed pieces a round's bars list (None: `REMOVED_SHOWN`). With `bars` given (a screen
+    with room for little) the card lists none of them as chips: the bars show the same pieces first."""
+    limit = min(REMOVED_SHOWN, bars or REMOVED_SHOWN)
+    chips = CARD_CHIPS if bars is None else 0
     rounds = trained.steps
     first, last = clamp(trained, first), clamp(trained, last)
     last = max(first, last)
@@ -91,14 +95,14 @@ def window(trained: Trained, first: int, last: int, *, words: int = 14) -> dict:
     frames = []
     for step in range(first, last + 1):
         record = trace[step - 1]
-        removed = record.removed[:REMOVED_SHOWN]
+        removed = record.removed[:limit]
         frames.append({
             "t": totals[step - 1],
             "h": f"Round {step:,} of {rounds:,}: {record.vocab_size_before:,} → {record.vocab_size:,} pieces",
-            "c": tokens.ids(piece for piece, _ in removed[:CARD_CHIPS]),
-            "f": _facts(record),
+            "c": tokens.ids(piece for piece, _ in record.removed[:chips]),
+            "f": _facts(record, chips),
             "b": [[tokens.ids([piece]), value, f"{value:.3g}"] for piece, value in removed],
-            "bt": _bars_title(record),
+            "bt": _bars_title(record, limit),
         })
     segmentations = trained.story.segmentations  # [r - 1][i]: the i-th top word after round r
     base = max(FIRST_STEP, first - 1)
@@ -129,11 +133,11 @@ def curve_figure(trained: Trained, step: int, *, playing: bool, presenter: bool 
          "line": {"color": "#ff7f0e", "width": 2, "dash": "dot"}},
     ]
     layout = {
-        "title": {"text": "Pruning rounds: the vocabulary shrinks, the likelihood falls a little",
-                  "font": chart_font(presenter)},
-        "font": chart_font(presenter), "height": 460 if presenter else 380,
-        "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
-        "xaxis": {"title": {"text": "round (0: the seed vocabulary)"}, "dtick": 1},
+        **curve_layout("Pruning rounds: the vocabulary shrinks, the likelihood falls a little", presenter=presenter,
+                       height=380),
+        # A tick a round, or in a narrow column (presenter mode) about six in all.
+        "xaxis": {"title": {"text": "round (0: the seed vocabulary)"},
+                  "dtick": max(1, -(-len(trace) // 6)) if presenter else 1},
         "yaxis": {"title": {"text": "pieces"}, "rangemode": "tozero"},
         "yaxis2": {"title": {"text": "log-likelihood"}, "overlaying": "y", "side": "right", "showgrid": False},
         "legend": {"orientation": "h", "y": -0.25},

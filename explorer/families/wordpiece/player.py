@@ -69,8 +69,9 @@ def score_text(c: Candidate) -> str:
     return f"{c.score:.3g} ({c.pair_count:,} / {c.left_count:,}·{c.right_count:,})"
 
 
-def window(trained: Trained, first: int, last: int, *, words: int = 14) -> dict:
-    """The frames of steps `first`..`last` (clamped) as the player's JSON-ready data."""
+def window(trained: Trained, first: int, last: int, *, words: int = 14, bars: int | None = None) -> dict:
+    """The frames of steps `first`..`last` (clamped) as the player's JSON-ready data; at most `bars`
+    scored pairs a frame (None: `BARS`)."""
     steps = trained.steps
     first, last = clamp_step(first, steps), clamp_step(last, steps)
     last = max(first, last)
@@ -90,7 +91,7 @@ def window(trained: Trained, first: int, last: int, *, words: int = 14) -> dict:
         index = max(step - 1, 0)  # at step 0, the pairs the first merge is chosen from
         if index < len(candidates):
             frame["b"] = [[tokens.ids((c.left, c.right)), float(f"{c.score:.4g}"), score_text(c)]
-                          for c in candidates[index][:BARS]]
+                          for c in candidates[index][:min(BARS, bars or BARS)]]
         frames.append(frame)
     base = max(0, first - 1)  # one step before, so that "changed at `first`" is known
     rows = []

@@ -5,6 +5,10 @@
 // built with createElement only. player.js (appended after this file) plays the steps.
 
 const NBSP = "\u200b";
+// Left-to-right isolate (LRI ... PDI) around a token in plain text (a title): the text around it
+// keeps its order whatever direction the token's letters have, as an isolated span's does.
+const LRI = "\u2066";
+const PDI = "\u2069";
 
 function fmt(n) { return Number(n).toLocaleString("en-US"); }
 function fmt2(n) { return Number(n).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 }); }
@@ -50,7 +54,7 @@ function chip(L, tok, { isNew = false, coloured = true } = {}) {
   else c.style.background = `hsl(${hue(birth)},75%,86%)`;
   if (isNew) c.classList.add("bpe-new");
   const made = birth === null || birth === undefined ? (L.base || "base symbol") : `made at step ${birth + 1}`;
-  c.title = `token '${tokenText(tok)}' · ${made}`;
+  c.title = `token '${LRI}${tokenText(tok)}${PDI}' · ${made}`;
   if (tok[2]) {
     c.classList.add("bp-marked");
     c.title += ` · ${tok[2]}`;
@@ -65,8 +69,22 @@ function barsOf(f) {
   return (f.p || []).map(([l, r, n]) => [[l, r], n, fmt(n)]);
 }
 
+// A bar's label: a pair's tokens, each an isolated span drawn as its chip's text is, or plain text.
 function barLabel(T, label) {
-  return Array.isArray(label) ? label.map((i) => tokenText(T[i])).join("  +  ") : String(label);
+  const text = el("span", "bp-bar-label");
+  if (!Array.isArray(label)) {
+    text.append(el("span", "bp-bar-token", String(label)));
+    text.title = LRI + String(label) + PDI;
+    return text;
+  }
+  label.forEach((i, at) => {
+    if (at) text.append(el("span", "bp-bar-op", "  +  "));
+    const token = el("span", "bp-bar-token");
+    tokenBody(token, T[i]);
+    text.append(token);
+  });
+  text.title = label.map((i) => LRI + tokenText(T[i]) + PDI).join("  +  ");
+  return text;
 }
 
 // ---- drawing one step ------------------------------------------------------------------------
@@ -171,15 +189,16 @@ function drawBars(R, L, T, f) {
   R.barsTitle.textContent = f.bt || (f.m || !L.start_bars ? L.bars : L.start_bars) || "";
   R.bars.replaceChildren();
   const top = Math.max(...bars.map((b) => Math.abs(b[1])), 0) || 1;
+  // The longest bar leaves room beside it for the longest value text (about 0.55em a character),
+  // so a value is never squeezed into two lines and every bar keeps its proportion.
   const longest = Math.max(...bars.map((b) => String(b[2]).length), 0);
-  const room = longest > 10 ? 60 : 88; // leave space for a long value text beside the bar
+  const room = `(100% - ${(0.55 * longest + 1).toFixed(2)}em)`;
   bars.forEach(([label, value, shown], i) => {
     const row = el("div", i === 0 ? "bp-bar-row bp-chosen" : "bp-bar-row");
-    const text = el("span", "bp-bar-label", barLabel(T, label));
-    text.title = text.textContent;
+    const text = barLabel(T, label);
     const track = el("span", "bp-bar-track");
     const bar = el("span", "bp-bar");
-    bar.style.width = `${Math.max(0.5, (room * Math.abs(value)) / top)}%`;
+    bar.style.width = `max(2px, calc(${room} * ${(Math.abs(value) / top).toFixed(4)}))`;
     track.append(bar, el("span", "bp-bar-count", String(shown)));
     row.append(text, track);
     R.bars.append(row);
@@ -219,8 +238,9 @@ function drawLabels(S) {
   const L = D.labels || {};
   const R = S.refs;
   R.scrubText.textContent = L.scrub || "Step";
-  if (L.back) R.back.title = L.back;
-  if (L.forward) R.forward.title = L.forward;
+  R.back.title = `${L.back || "One step back"} (left arrow)`;
+  R.forward.title = `${L.forward || "One step forward"} (right arrow)`;
+  R.play.title = "Play or pause (space)";
   R.scrub.min = String(D.first || 0);
   R.scrub.max = String(D.steps);
 }

@@ -46,7 +46,7 @@ function drawStep(S, step) {
 function drawControls(S) {
   const R = S.refs;
   R.root.dataset.playing = String(S.playing);
-  R.play.textContent = S.playing ? "⏸ Pause" : "▶ Play";
+  R.playText.textContent = S.playing ? "Pause" : "Play"; // the icon follows data-playing (player.css)
   R.play.setAttribute("aria-label", S.playing ? "Pause" : "Play");
   R.speed.value = String(S.speed);
   R.status.textContent = S.waiting ? `loading step ${fmt(S.step)}…` : "";
@@ -137,18 +137,73 @@ function moveTo(S, step, { tell = true } = {}) {
   if (tell && !S.waiting) send(S); // when waiting, show() has asked for the frames already
 }
 
+// ---- the keyboard: a presentation clicker or the keys themselves -----------------------------
+//
+// Space plays or pauses, the left and right arrows step, Home and End go to the first and last
+// step; in presenter mode Page Up and Page Down step too (what most clickers send). The page's
+// other controls keep their keys: nothing happens while the focus is in a text box, a select, a
+// slider or any other widget, and a focused button keeps space and Enter for itself.
+
+const STEP_KEYS = { ArrowLeft: -1, ArrowRight: 1 };
+const CLICKER_KEYS = { PageUp: -1, PageDown: 1 };
+const WIDGETS = "input, textarea, select, [contenteditable]:not([contenteditable=false]), [role=textbox], "
+  + "[role=combobox], [role=slider], [role=spinbutton], [role=listbox], [role=option], [role=radio], "
+  + "[role=checkbox], [role=switch], [role=tab], [role=menu], [role=menuitem], [role=grid], [role=gridcell]";
+
+function keyAction(S, e) {
+  const key = e.key;
+  if (key === " " || key === "Spacebar") return "play";
+  if (key in STEP_KEYS) return STEP_KEYS[key];
+  if (key in CLICKER_KEYS && S.data.presenter) return CLICKER_KEYS[key];
+  if (key === "Home") return "first";
+  if (key === "End") return "last";
+  return null;
+}
+
+// Whether the key is the player's: not while another control has the focus (see above).
+function forPlayer(S, e, action) {
+  if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || S.dead || !S.refs.root.isConnected) return false;
+  const target = e.composedPath()[0];
+  if (!(target instanceof Element)) return true;
+  if (target.closest(WIDGETS)) return target === S.refs.scrub && action === "play"; // the slider's keys are its own
+  if (target.closest("button, [role=button]")) return action !== "play" && e.key !== "Enter";
+  return true;
+}
+
+function onKey(S, e) {
+  const action = keyAction(S, e);
+  if (action === null || !forPlayer(S, e, action)) return;
+  e.preventDefault(); // no scrolling the page as well
+  if (action === "play") {
+    if (e.repeat) return;
+    if (S.playing) {
+      pause(S);
+      send(S);
+    } else play(S);
+    return;
+  }
+  const to = action === "first" ? firstStep(S) : action === "last" ? S.data.steps : S.step + action;
+  moveTo(S, to, { tell: false });
+  // A key held down steps many times: the server hears of the step it stops on.
+  clearTimeout(S.keyTimer);
+  S.keyTimer = setTimeout(() => { if (!S.waiting && !S.dead) send(S); }, 250);
+}
+
 // ---- setting up ------------------------------------------------------------------------------
 
 function setup(parentElement, api) {
   const q = (sel) => parentElement.querySelector(sel);
   const R = {
-    root: q(".bp-root"), play: q(".bp-play"), back: q(".bp-back"), forward: q(".bp-forward"), speed: q(".bp-speed"),
+    root: q(".bp-root"), play: q(".bp-play"), playText: q(".bp-play-text"), back: q(".bp-back"),
+    forward: q(".bp-forward"), speed: q(".bp-speed"),
     status: q(".bp-status"), scrub: q(".bp-scrub"), scrubText: q(".bp-scrub-text"), title: q(".bp-title"),
     card: q(".bp-card"), measures: q(".bp-measures"), rowsTitle: q(".bp-rows-title"), rows: q(".bp-rows"),
     barsTitle: q(".bp-bars-title"), bars: q(".bp-bars"),
   };
   const S = { refs: R, api, windows: [], step: 0, shown: -1, playing: false, speed: 1, nextAt: 0, raf: null,
-    asked: null, askedAt: 0, waiting: false, id: null, seq: null, data: null, dead: false };
+    asked: null, askedAt: 0, waiting: false, id: null, seq: null, data: null, dead: false, keyTimer: null };
+  S.onKey = (e) => onKey(S, e);
+  document.addEventListener("keydown", S.onKey);
   R.play.addEventListener("click", () => (S.playing ? (pause(S), send(S)) : play(S)));
   R.back.addEventListener("click", () => moveTo(S, S.step - 1));
   R.forward.addEventListener("click", () => moveTo(S, S.step + 1));
@@ -207,6 +262,8 @@ export default function (component) {
     if (parentElement.isConnected) return;
     S.dead = true;
     pause(S);
+    clearTimeout(S.keyTimer);
+    document.removeEventListener("keydown", S.onKey);
     players.delete(parentElement);
   };
 }
