@@ -4,11 +4,19 @@ and with --first-visit, a new install's first visits to the app's pages.
     python bench/bench_startup.py [--repeat 21] [--quick] [--json PATH]
     python bench/bench_startup.py --first-visit [--warm off,on] [--pages tokenize,language-tax]
 
-Each case is a fresh interpreter (`python -c ...`), run `--repeat` times in turn with the others
-(so a busy moment hits every case alike); the figure is the median wall time less the median of
-`python -c pass` (the interpreter's own start), in milliseconds, and its ratio to `import
-tiktoken` measured the same way in the same run. Targets (issue 18): `import bpe_core` at most
-1.5x, `--help` at most 3x.
+Each case is a fresh interpreter, run `--repeat` times in turn with the others (so a busy moment
+hits every case alike). Three figures, each a median in milliseconds:
+
+- process: the wall time of the whole process (`python -c "import tiktoken"`, `python -m bpe_core --help`);
+- extra: the process time less that of `python -c pass` in the same round (the interpreter's own start);
+- in-process: the case's statement timed inside a fresh interpreter (for --help, `python -m bpe_core
+  --help` run by runpy), so the interpreter's start, and its noise, are not in it at all.
+
+Ratios to `import tiktoken`: of process times (never near 0/0, but bare Python's start is in both), of
+extras (shown only when tiktoken's extra stands clear of the noise of `python -c pass`; on a busy machine
+a 10 ms import is lost in it) and of in-process times. The targets (issue 18) are about what a command
+adds to Python's start, as the issue measured it (25 ms for `import tiktoken`, 381 ms for `import
+bpe_core`, in-process): `import bpe_core` at most 1.5x, `--help` at most 3x, judged on the in-process ratio.
 
 --first-visit: a new install is a server whose caches (XDG_CACHE_HOME, BPE_EXPLORER_CACHE) are new,
 empty folders. Visits are timed on new installs, in Debian's Chromium: a visitor who opens the app
@@ -33,13 +41,22 @@ from pathlib import Path
 import _server
 from _common import ROOT, machine_info, table, write_json
 
+# Each case: the command line a user runs, and the statement the in-process figure times.
 CASES = {
-    "python -c pass": ["-c", "pass"],
-    "import tiktoken": ["-c", "import tiktoken"],
-    "import bpe_core": ["-c", "import bpe_core"],
-    "from bpe_core import train, Tokenizer": ["-c", "from bpe_core import train, Tokenizer"],
-    "python -m bpe_core --help": ["-m", "bpe_core", "--help"],
+    "python -c pass": (["-c", "pass"], "pass"),
+    "import tiktoken": (["-c", "import tiktoken"], "import tiktoken"),
+    "import bpe_core": (["-c", "import bpe_core"], "import bpe_core"),
+    "from bpe_core import train, Tokenizer": (["-c", "from bpe_core import train, Tokenizer"],
+                                              "from bpe_core import train, Tokenizer"),
+    "python -m bpe_core --help": (["-m", "bpe_core", "--help"],
+                                  "sys.argv[1:] = ['--help']\ntry:\n"
+                                  "    runpy.run_module('bpe_core', run_name='__main__', alter_sys=True)\n"
+                                  "except SystemExit:\n    pass"),
 }
+BASE, PEER = "python -c pass", "import tiktoken"
+# Times the statement after the interpreter has started, and prints the seconds on stderr's last line.
+TIMER = ("import runpy, sys, time\n_start = time.perf_counter()\n{}\n"
+         "print(time.perf_counter() - _start, file=sys.stderr)\n")
 TARGETS = {"import bpe_core": 1.5, "python -m bpe_core --help": 3.0}
 FIRST_VISIT_TARGET = 3.0
 PAGE_TITLES = {"tokenize": "Tokenize", "language-tax": "Language tax", "report-card": "Report card",
@@ -61,10 +78,49 @@ sys.exit(cli.main())
 
 
 def _once(args: list[str]) -> float:
+    """The wall time of one fresh process, in seconds (its byte-code written on the first run, as for a user)."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, *args], cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
-                   env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    subprocess.run([sys.executable, *args], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
+
+
+def _inside(statement: str) -> float:
+    """The seconds `statement` takes inside a fresh interpreter, once it has started."""
+    done = subprocess.run([sys.executable, "-c", TIMER.format(statement)], cwd=ROOT, check=True,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return float(done.stderr.strip().splitlines()[-1])
+
+
+def ratio(value: float, peer: float, *, floor: float = 0.0) -> float | None:
+    """value / peer, or None when peer is not above `floor` (a ratio to ~0 means nothing).
+
+    >>> ratio(30.0, 10.0), ratio(5.0, 0.0), ratio(5.0, 0.4, floor=1.0)
+    (3.0, None, None)
+    """
+    return value / peer if peer > floor and peer > 0 else None
+
+
+def summarize(times: dict[str, list[float]], inside: dict[str, list[float]]) -> dict[str, dict[str, float]]:
+    """Per case, medians in ms: "process", "extra" (less `python -c pass` in the same round) and "inside".
+
+    >>> row = summarize({BASE: [0.1, 0.2], "x": [0.15, 0.25]}, {BASE: [0.0, 0.0], "x": [0.04, 0.06]})["x"]
+    >>> {k: round(v, 6) for k, v in row.items()}
+    {'process': 200.0, 'extra': 50.0, 'inside': 50.0}
+    """
+    base = times[BASE]
+    return {name: {"process": statistics.median(t) * 1000,
+                   "extra": statistics.median(a - b for a, b in zip(t, base)) * 1000,
+                   "inside": statistics.median(inside[name]) * 1000} for name, t in times.items()}
+
+
+def noise_ms(times: list[float]) -> float:
+    """The spread of one case's process times: their median absolute deviation, in ms.
+
+    >>> round(noise_ms([0.100, 0.110, 0.130]), 6)
+    10.0
+    """
+    middle = statistics.median(times)
+    return statistics.median(abs(t - middle) for t in times) * 1000
 
 
 def _new_install(warm: str, log_path: Path, home: Path) -> tuple[subprocess.Popen, str]:
@@ -162,32 +218,44 @@ def main() -> None:
         first_visits(args)
         return
     repeat = 5 if args.quick else args.repeat
-    for argv in CASES.values():  # warm the file cache and the byte-code of every case
+    for argv, statement in CASES.values():  # warm the file cache and write the byte-code of every case
         _once(argv)
+        _inside(statement)
     times: dict[str, list[float]] = {name: [] for name in CASES}
+    inside: dict[str, list[float]] = {name: [] for name in CASES}
     for _ in range(repeat):
-        for name, argv in CASES.items():
+        for name, (argv, statement) in CASES.items():
             times[name].append(_once(argv))
-    base = statistics.median(times["python -c pass"])
-    cost = {name: max(0.0, statistics.median(t) - base) * 1000 for name, t in times.items()}
-    peer = cost["import tiktoken"] or 1e-9
+            inside[name].append(_inside(statement))
+    cost = summarize(times, inside)
+    noise = noise_ms(times[BASE])
+    peer = cost[PEER]
     rows = []
     results = []
     for name in CASES:
-        ratio = cost[name] / peer if name not in ("python -c pass", "import tiktoken") else None
+        one = cost[name]
+        ratios = {"process": ratio(one["process"], peer["process"]),
+                  "extra": ratio(one["extra"], peer["extra"], floor=2 * noise),
+                  "inside": ratio(one["inside"], peer["inside"])}
+        if name in (BASE, PEER):
+            ratios = dict.fromkeys(ratios)
         target = TARGETS.get(name)
-        met = None if target is None or ratio is None else ratio <= target
-        rows.append([name, f"{cost[name]:.1f}", "-" if ratio is None else f"{ratio:.2f}x",
+        met = None if target is None or ratios["inside"] is None else ratios["inside"] <= target
+        rows.append([name, f"{one['process']:.1f}", f"{one['extra']:.1f}", f"{one['inside']:.1f}",
+                     *("-" if r is None else f"{r:.2f}x" for r in ratios.values()),
                      "-" if target is None else f"<= {target}x", "-" if met is None else ("yes" if met else "NO")])
-        results.append({"case": name, "ms": round(cost[name], 2), "ratio_to_tiktoken": ratio, "target": target,
-                        "met": met})
+        results.append({"case": name, "process_ms": round(one["process"], 2), "extra_ms": round(one["extra"], 2),
+                        "inside_ms": round(one["inside"], 2), "ratios_to_tiktoken": ratios, "target": target,
+                        "target_ratio": "inside", "met": met})
     info = machine_info()
     print(info)
-    print(f"python -c pass itself: {base * 1000:.1f} ms (subtracted from every case); {repeat} runs a case")
-    print(table(["case", "ms", "vs import tiktoken", "target", "met"], rows))
+    print(f"{repeat} runs a case, interleaved; medians in ms. extra: less `python -c pass` in the same round "
+          f"(its spread: {noise:.1f} ms; an extra ratio is shown only when tiktoken's extra is over twice that). "
+          "The target is judged on the in-process ratio.")
+    print(table(["case", "process", "extra", "in-process", "process ratio", "extra ratio", "in-process ratio",
+                 "target", "met"], rows))
     print("AGREEMENT: True")  # nothing to agree on: every case ran and exited 0
-    write_json("startup", {"machine": info, "repeat": repeat, "baseline_ms": base * 1000, "cases": results}, args.json)
-
+    write_json("startup", {"machine": info, "repeat": repeat, "noise_ms": noise, "cases": results}, args.json)
 
 if __name__ == "__main__":
     main()

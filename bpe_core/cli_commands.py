@@ -81,14 +81,23 @@ def run_trace(args: argparse.Namespace) -> int:
 
 
 def run_encode(args: argparse.Namespace) -> int:
+    """Each TEXT's tokens; with --file each TEXT names a file, read as `stats` reads its FILEs."""
     tok = _load(args.tokenizer, args)
-    if args.texts.count("-") > 1:
-        raise BPEError("'-' (standard input) can be given once")
-    args.texts = [read_corpus("-") if text == "-" else text for text in args.texts]
-    for number, text in enumerate(args.texts, start=1):
+    texts = _read_inputs(args.texts, args)
+    for number, text in enumerate(texts, start=1):
         _check_encodable(text, number)
-    _print_lines(_encoded(tok, text, offsets=args.offsets) for text in args.texts)
+    rows = (_encoded(tok, text, offsets=args.offsets) for text in texts)
+    _print_lines(({"file": name, **row} for name, row in zip(args.texts, rows)) if args.file else rows)
     return 0
+
+
+def _read_inputs(values: list[str], args: argparse.Namespace) -> list[str]:
+    """The texts `values` stand for: with --file each is a file read by `read_corpus`, else only '-'
+    (standard input) is read; every one is read and checked first, so a bad one fails before any output."""
+    if values.count("-") > 1:
+        raise BPEError("'-' (standard input) can be given once")
+    limit = max_bytes(args, DEFAULT_TEXT_BYTES)
+    return [read_corpus(value, max_bytes=limit) if args.file or value == "-" else value for value in values]
 
 
 def run_parts(args: argparse.Namespace) -> int:
@@ -131,9 +140,12 @@ def _check_encodable(text: str, number: int) -> None:
 
 
 def run_decode(args: argparse.Namespace) -> int:
-    """The text of the ids; with '-', of each list of ids read from standard input, a line each."""
-    if args.ids == ["-"]:
-        lists = ids_from_stdin(read_corpus("-"))
+    """The text of the ids; with '-' (or --file), of each list of ids read from standard input (or
+    the files the IDs name), a line each."""
+    if args.file or args.ids == ["-"]:
+        texts = _read_inputs(args.ids, args)
+        names = ["stdin" if name == "-" else name for name in args.ids]
+        lists = [ids for name, text in zip(names, texts) for ids in ids_from_stdin(text, name=name)]
     elif "-" in args.ids:
         raise BPEError("'-' reads every id from standard input: give it alone")
     else:
@@ -144,9 +156,9 @@ def run_decode(args: argparse.Namespace) -> int:
     return 0
 
 
-def ids_from_stdin(text: str) -> list[list[int]]:
+def ids_from_stdin(text: str, *, name: str = "stdin") -> list[list[int]]:
     """Lists of token ids: `encode`'s JSON lines (each line's "ids"), one JSON list, or numbers
-    separated by spaces or commas (one list).
+    separated by spaces or commas (one list); errors name the input `name`.
 
     >>> ids_from_stdin("1, 2 3"), ids_from_stdin("[4, 5]"), ids_from_stdin('{"ids": [6]}\\n{"ids": []}\\n')
     ([[1, 2, 3]], [[4, 5]], [[6], []])
@@ -158,7 +170,7 @@ def ids_from_stdin(text: str) -> list[list[int]]:
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
-            where = f"stdin: line {number}"
+            where = f"{name}: line {number}"
             try:
                 value = load_json(line, where=where)
             except ValueError:
@@ -168,7 +180,7 @@ def ids_from_stdin(text: str) -> list[list[int]]:
                 raise BPEError(f'{where}: expected a list of ids or an object with "ids", not {type(value).__name__}')
             out.append([_whole_number(v, where) for v in ids])
         return out
-    return [[_whole_number(v, "stdin") for v in body.replace(",", " ").split()]]
+    return [[_whole_number(v, name) for v in body.replace(",", " ").split()]]
 
 
 def _whole_number(value: object, where: str) -> int:

@@ -42,6 +42,7 @@ SOURCES = {
 }
 MAX_DIFFERENCES = 20  # rows of the round trip's difference list
 MAX_NAME = 120  # characters of a file name kept for messages and labels
+INSTALL_TOKENIZERS = "pip install tokenizers==0.23.3"  # the version requirements-dev.txt pins, which tests check
 
 
 # ---- uploads ---------------------------------------------------------------------------------
@@ -374,7 +375,7 @@ def hf_round_trip(tok: Tokenizer | AnyModel, hf_json: bytes, text: str) -> Round
     try:
         import tokenizers
     except ImportError:
-        raise BPEError("the `tokenizers` package is not installed, so the round trip cannot be checked") from None
+        raise BPEError(f"the round trip needs the `tokenizers` package, not installed: {INSTALL_TOKENIZERS}") from None
     try:
         theirs = tokenizers.Tokenizer.from_str(hf_json.decode("utf-8")).encode(text, add_special_tokens=False)
     except Exception as exc:  # noqa: BLE001 - the library's own errors are many kinds

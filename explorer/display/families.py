@@ -20,6 +20,7 @@ from explorer.families import taking, titles
 
 MAX_CHIPS = 200  # chips drawn per family for the user's words
 MAX_WORDS_CHARS = 500  # characters of the user's words segmented
+ROW_HEIGHT = HEADER_HEIGHT = 35  # px: a dataframe's row and its header row, as Streamlit draws them
 
 
 @dataclass(frozen=True)
@@ -34,26 +35,45 @@ class Segmentations:
     table: Callable[[Any, str], tuple[pd.DataFrame, str]]
 
 
+LESSON_ROWS = ("Vocabulary reached", "Training (s)", "Tokens", "Tokens per word", "Direction", "Selection criterion",
+               "Encoding", "Multiple segmentations", "Note")
+
+
 def lesson_frame(families: Families) -> pd.DataFrame:
-    """The lesson's table with this corpus's numbers: one row per family."""
-    rows = []
+    """The lesson's table with this corpus's numbers: a column per family, a row per `LESSON_ROWS` (as text,
+    None where a family has no value).
+
+    A column per family, as the lesson lays it out: a row per family needs ten columns, twice the page's
+    width, while four families side by side fit it, their long criteria wrapping.
+    """
+    columns: dict[str, list[str | None]] = {}
     for run in families.runs:
         entry = family(run.family)
         lesson = entry.lesson
+        trained = run.model is not None
         per_word = families.tokens_per_word(run)
-        rows.append({
-            "Family": entry.title,
-            "Vocabulary reached": run.vocab_size if run.model is not None else None,
-            "Training (s)": round(run.seconds, 3),
-            "Tokens": run.tokens if run.model is not None else None,
-            "Tokens per word": round(per_word, 3) if per_word is not None else None,
-            "Direction": lesson.direction if lesson else None,
-            "Selection criterion": lesson.criterion if lesson else None,
-            "Encoding": lesson.encoding if lesson else None,
-            "Multiple segmentations": lesson.segmentations if lesson else None,
-            "Note": run.error or run.note,
-        })
-    return pd.DataFrame(rows)
+        columns[entry.title] = [
+            f"{run.vocab_size:,}" if trained else None,
+            f"{run.seconds:.3f}",
+            f"{run.tokens:,}" if trained else None,
+            f"{per_word:.3f}" if per_word is not None else None,
+            lesson.direction if lesson else None,
+            lesson.criterion if lesson else None,
+            lesson.encoding if lesson else None,
+            lesson.segmentations if lesson else None,
+            # a failure's whole message is the warning under the table: one long cell would make every row tall
+            "could not train with these settings (why: under the table)" if run.error else run.note,
+        ]
+    return pd.DataFrame(columns, index=pd.Index(LESSON_ROWS))
+
+
+def table_height(rows: int, row_height: int | None) -> int:
+    """Pixels that show a dataframe's every row without scrolling (Streamlit's own height stops near ten short rows).
+
+    >>> table_height(9, None), table_height(9, 77)
+    (352, 730)
+    """
+    return HEADER_HEIGHT + rows * (row_height or ROW_HEIGHT) + 2
 
 
 def measured_caption(families: Families) -> str:

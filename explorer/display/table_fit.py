@@ -160,3 +160,18 @@ def fit_columns(frame: pd.DataFrame, *, width: int = FIT_WIDTH, index: bool = Fa
     lines = max((math.ceil((cell_px[n] - CELL_PAD) / (widths[n] - CELL_PAD)) for n in wraps
                  if cell_px[n] > widths[n] + 0.5), default=1)
     return Fit(config, max(WRAP_ROW_HEIGHT, ROW_PAD * 2 + LINE_PX * lines) if lines > 1 else None)
+
+
+PRESENTER_ROOT_PX = 21  # px: presenter mode's root type size (`render.PRESENTER_CSS`), the browser's own is 16
+
+
+def shown_row_height(fit: Fit, *, presenter: bool) -> int | None:
+    """`fit.row_height`, tall enough that Streamlit wraps the text at the page's type size: it wraps a cell
+    only in rows taller than 4rem, 64 px at the browser's 16 px root but 84 px under presenter mode's.
+
+    >>> shown_row_height(Fit({}, 66), presenter=False), shown_row_height(Fit({}, 66), presenter=True)
+    (66, 86)
+    """
+    if fit.row_height is None or not presenter:
+        return fit.row_height
+    return max(fit.row_height, 4 * PRESENTER_ROOT_PX + 2)

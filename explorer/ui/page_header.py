@@ -39,13 +39,14 @@ def header(title: str, intro: str = "", *, summary: bool = True) -> Trained | No
     ss = st.session_state
     trained = ss[state.TRAINED]
     line = training_summary(trained) if summary and trained is not None else ""
+    stopped = _stopped(trained) if summary and trained is not None else ""
     if presenter():
         # One row, so that the page starts high on a projector: the title (its intro in the tooltip)
-        # and the settings sentence beside it.
+        # and the settings sentence beside it, with why the training stopped early, if it did.
         with st.container(key=TITLE_ROW, horizontal=True, vertical_alignment="center", gap="small"):
             st.title(title, help=intro or None, width="content")
             if line:
-                st.caption(line)
+                st.caption(line + (f" · **{stopped}**" if stopped else ""))
     else:
         st.title(title)
         if intro:
@@ -60,12 +61,19 @@ def header(title: str, intro: str = "", *, summary: bool = True) -> Trained | No
         return trained
     if not presenter():
         st.caption(line)
+        if stopped:
+            st.info(stopped)
+    return trained
+
+
+def _stopped(trained: Trained) -> str:
+    """Why the training stopped before what was asked, as Markdown; "" when it did not."""
     asked = trained.request.amount if trained.request.target == "merges" else None
     if trained.stop_reason and not as_clause(trained.stop_reason).startswith("reached"):
-        st.info(md_escape(f"Training stopped early: {as_clause(trained.stop_reason)}."))
-    elif asked is not None and trained.steps < asked:
-        st.info(f"Training stopped after {trained.steps:,} merges.")
-    return trained
+        return md_escape(f"Training stopped early: {as_clause(trained.stop_reason)}.")
+    if asked is not None and trained.steps < asked:
+        return f"Training stopped after {trained.steps:,} merges."
+    return ""
 
 
 def training_summary(trained: Trained) -> str:

@@ -14,7 +14,7 @@ from explorer.data.training import TrainRequest, request_for
 from explorer.display import compare as view
 from explorer.display.compare import Entry
 from explorer.display.render import md_escape
-from explorer.display.table_fit import fit_columns
+from explorer.display.table_fit import fit_columns, shown_row_height
 from explorer.families import explorer_family, taking, titles, trainable
 from explorer.ui import page_header, state, store
 from explorer.ui import tokenizer_picker as picker
@@ -188,7 +188,8 @@ if len(columns) > 1:
     st.html(view.marked_text_html(comparison))
 counts = view.counts_table(labels, models, comparison, unknown=[sum(u) for u in unknown])
 fit = fit_columns(counts)  # long labels wrap, long headers shorten: the table fits the page
-st.dataframe(counts, hide_index=True, width="stretch", column_config=fit.columns, row_height=fit.row_height)
+st.dataframe(counts, hide_index=True, width="stretch", column_config=fit.columns,
+             row_height=shown_row_height(fit, presenter=page_header.presenter()))
 
 cols = st.columns(len(columns), gap="medium")
 for col, (entry, label, model, _), column, pieces in zip(cols, columns, comparison.columns, segments):
@@ -215,7 +216,8 @@ if len(columns) > 1:
     st.markdown("**Vocabulary overlap:** tokens compared by the text they stand for (the markers ## and ▁, byte "
                 "letters and the space of a word's start or end read away); unknown tokens left out")
     fit = fit_columns(memo[1])
-    st.dataframe(memo[1], hide_index=True, width="stretch", column_config=fit.columns, row_height=fit.row_height)
+    st.dataframe(memo[1], hide_index=True, width="stretch", column_config=fit.columns,
+                 row_height=shown_row_height(fit, presenter=page_header.presenter()))
 
 curves = [(label, token_count_curve(model.tokenizer, text, points=view.CURVE_POINTS))
           for _, label, model, bundle in columns

@@ -14,9 +14,11 @@ from bpe_core import BPEError
 from bpe_core.families.registry import family
 from explorer.data import families as fam
 from explorer.display import families as view
+from explorer.display import tables
 from explorer.display.render import as_clause, as_sentence, md_escape
+from explorer.display.table_fit import fit_columns, shown_row_height
 from explorer.families import explorer_family, part, taking, titles
-from explorer.ui import state, store
+from explorer.ui import page_header, state, store
 
 ss = st.session_state  # this page's keys are state.FAM_*
 _COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}.get(len(fam.FAMILIES), f"{len(fam.FAMILIES)}")
@@ -70,7 +72,11 @@ if found is None:
     cache.put(key, found)
 
 st.subheader("The lesson's table, on this corpus")
-st.dataframe(view.lesson_frame(found), hide_index=True, width="stretch", key=state.FAM_TABLE)
+lesson = view.lesson_frame(found)
+fit = fit_columns(lesson, index=True)  # long criteria wrap: the four families fit the page side by side
+row_height = shown_row_height(fit, presenter=page_header.presenter())
+st.dataframe(lesson, width="stretch", height=view.table_height(len(lesson), row_height), key=state.FAM_TABLE,
+             column_config=fit.columns, row_height=row_height, placeholder=tables.EMPTY)
 notes = [part(name, "families").NOTE for name in fam.FAMILIES]
 st.caption(" ".join([view.measured_caption(found), *filter(None, notes)]))
 for run in found.runs:

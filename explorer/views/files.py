@@ -10,8 +10,8 @@ from bpe_core import BPEError
 from explorer.data import tokenizer_files
 from explorer.data.any_model import AnyModel
 from explorer.data.tokenizer_files import UPLOAD_TYPES
-from explorer.display import charts, tables
 from explorer.display import compare as cmp
+from explorer.display import tables, tree_chart
 from explorer.display.render import as_sentence, md_escape, token_text
 from explorer.display.vocabulary import family_chips_html
 from explorer.families import explorer_family, titles, trainable
@@ -226,6 +226,6 @@ if not up.merges:
 shown = list(dict.fromkeys(p.token for p in pieces if not (p.unknown or p.special)))[:TREES_SHOWN]
 if shown:
     st.markdown(f"**Merge trees** of {'the first ' if len(shown) == TREES_SHOWN else ''}{len(shown)} distinct tokens")
-    st.plotly_chart(charts.merge_tree_figure([up.drawn_tree(t) for t in shown], byte_level=up.draws_bytes,
+    st.plotly_chart(tree_chart.merge_tree_figure([up.drawn_tree(t) for t in shown], byte_level=up.draws_bytes,
                                              presenter=page_header.presenter()),
                     key=state.IO_TREES, config={"displayModeBar": False}, width="stretch")

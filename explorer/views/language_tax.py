@@ -13,8 +13,8 @@ from explorer.data.any_model import AnyModel
 from explorer.data.language_tax_cache import builtin_language_stats
 from explorer.display import language_tax as view
 from explorer.display import tables
-from explorer.display.render import md_escape
-from explorer.display.table_fit import FIT_WIDTH, fit_columns
+from explorer.display.render import as_clause, md_escape
+from explorer.display.table_fit import FIT_WIDTH, fit_columns, shown_row_height
 from explorer.ui import state, store
 from explorer.ui import tokenizer_picker as picker
 from sample_corpora import PARALLEL_NOTE, list_languages, load_parallel, load_parallel_messages
@@ -27,7 +27,7 @@ EVERY = ""  # the sentence picker's choice of every language (no language code i
 FIRST_SHOWN = "hi"  # a sentence is first shown in English and Hindi, a script far from English's
 
 
-@st.cache_resource(show_spinner="Building the multilingual sample set from Django's and Sphinx's catalogs (once)…")
+@st.cache_resource(show_spinner="Reading the multilingual sample set (once)…")
 def _texts() -> dict[str, str]:
     """{language code: text}, shared read-only by every session."""
     return load_parallel()
@@ -83,8 +83,8 @@ st.caption("The same messages in fifteen languages, through each tokenizer: how 
 
 try:
     texts = _texts()
-except RuntimeError as exc:  # Django or Sphinx not installed
-    st.error(md_escape(f"The multilingual sample set cannot be built: {exc}."))
+except RuntimeError as exc:  # a shipped file missing or damaged: the message names the command that rebuilds it
+    st.error(md_escape(f"The multilingual sample set cannot be read: {as_clause(str(exc))}."))
     st.stop()
 languages = {lang.code: (lang.name, lang.script) for lang in list_languages()}
 
@@ -159,12 +159,13 @@ for key, model in models.items():  # a count of unknown tokens is no cost: say w
 with st.expander("Every number: bytes, characters, tokens"):
     every = view.long_frame(rows, languages, labels, unknown)
     fit = fit_columns(every, width=FIT_IN_EXPANDER)
-    st.dataframe(every, hide_index=True, width="stretch", column_config=fit.columns, row_height=fit.row_height,
-                 placeholder=tables.EMPTY)
+    st.dataframe(every, hide_index=True, width="stretch", column_config=fit.columns,
+                 row_height=shown_row_height(fit, presenter=ss[state.W_PRESENTER]), placeholder=tables.EMPTY)
 with st.expander("Where the texts come from"):
     sources = view.sources_frame(list_languages(), texts)
     fit = fit_columns(sources, width=FIT_IN_EXPANDER)
-    st.dataframe(sources, hide_index=True, width="stretch", column_config=fit.columns, row_height=fit.row_height)
+    st.dataframe(sources, hide_index=True, width="stretch", column_config=fit.columns,
+                 row_height=shown_row_height(fit, presenter=ss[state.W_PRESENTER]))
 
 st.subheader("The same sentence, token by token")
 messages = _messages()

@@ -14,7 +14,7 @@ from explorer.data.corpus import Corpus
 from explorer.data.language_tax_cache import builtin_language_stats
 from explorer.display import language_tax as tax_view
 from explorer.display import report as view
-from explorer.display.render import isolate, md_escape
+from explorer.display.render import as_clause, isolate, md_escape
 from explorer.display.tokenize import cap_text
 from explorer.ui import page_header, state, store
 from explorer.ui import tokenizer_picker as picker
@@ -25,7 +25,7 @@ SIZES = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)  # MB of the reference text 
 AT_ONCE_BYTES = 1_000_000  # a reference text up to this size is graded without asking
 
 
-@st.cache_resource(show_spinner="Reading the multilingual sample set…")
+@st.cache_resource(show_spinner="Reading the multilingual sample set (once)…")
 def _texts() -> dict[str, str]:
     """{language code: text}, shared read-only by every session."""
     return load_parallel()
@@ -58,10 +58,17 @@ def _ident(key: str) -> str:
     return f"trained:{ss[state.TRAINED_FOR]!r}" if key == picker.SIDEBAR else key
 
 
-def _parallel(key: str, tok: AnyModel) -> dict[str, TextStats] | None:
+def _unread() -> str | None:
+    """Why the shipped multilingual set cannot be read (the message names what rebuilds it); None: it can."""
     try:
         _texts()
-    except RuntimeError:  # Django or Sphinx not installed: said once below the table
+    except RuntimeError as exc:  # a shipped file missing or damaged (a failure is not cached: read again)
+        return str(exc)
+    return None
+
+
+def _parallel(key: str, tok: AnyModel) -> dict[str, TextStats] | None:
+    if _unread() is not None:  # said once, where the premium chart would be
         return None
     name = picker.builtin_of(key)
     return _builtin_parallel(name) if name is not None else _own_parallel(_ident(key), tok)
@@ -165,8 +172,10 @@ with right:
         st.plotly_chart(tax_view.tax_figure(rows, tax_view.PREMIUM, languages, labels, presenter=presenter),
                         key=state.REP_TAX_CHART, width="stretch")
         st.caption(md_escape(PARALLEL_NOTE))
-    else:
-        st.info("The multilingual sample set cannot be built here (Django and Sphinx are not installed).")
+    else:  # the set cannot be read: every card then has no languages
+        reason = _unread()
+        st.info(md_escape(f"The multilingual sample set cannot be read: {as_clause(reason)}." if reason is not None
+                          else "No card has the multilingual sample set's languages."))
 
 st.subheader("Sanity checks")
 names = tax_view.unique_labels(labels)

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core.analysis import life_story
-from explorer.display import charts
+from explorer.display import tree_chart
 from explorer.display import vocabulary as view
 from explorer.display.render import Chip, chips_html, md_escape
 from explorer.ui import animation, page_header, state, vocabulary_list
@@ -152,6 +152,6 @@ with st.container(border=True):
     with tree_col:
         st.markdown("**Merge tree**")
         counts = {merge.rank: merge.count for merge in tok.trace}
-        st.plotly_chart(charts.merge_tree_figure([story.tree], counts=counts, byte_level=byte_level,
+        st.plotly_chart(tree_chart.merge_tree_figure([story.tree], counts=counts, byte_level=byte_level,
                                                  presenter=page_header.presenter()),
                         key=state.VOC_TREE, config={"displayModeBar": False}, width="stretch")

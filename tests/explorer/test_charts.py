@@ -5,7 +5,7 @@ import pytest
 
 from bpe_core import merge_tree
 from explorer.data.training import Curve
-from explorer.display import charts
+from explorer.display import charts, tree_chart
 
 
 def valid(fig: go.Figure) -> dict:
@@ -64,12 +64,12 @@ def test_merge_tree_layout_and_figure(seed000_trained, word):
     tok = seed000_trained.tokenizer
     pieces = tok.encode_word(word)
     trees = [merge_tree(tok, p) for p in pieces]
-    nodes, edges = charts.layout_tree(trees)
+    nodes, edges = tree_chart.layout_tree(trees)
     leaves = [n for n in nodes if n["y"] == 0]
     assert [n["token"] for n in sorted(leaves, key=lambda n: n["x"])] == tok.initial_symbols(word)
     for parent, child in edges:
         assert nodes[parent]["y"] > nodes[child]["y"]
-    fig = valid(charts.merge_tree_figure(trees, counts={m.rank: m.count for m in tok.trace}))
+    fig = valid(tree_chart.merge_tree_figure(trees, counts={m.rank: m.count for m in tok.trace}))
     texts = [a["text"] for a in fig["layout"]["annotations"]]
     assert len(texts) == len(nodes)
     if word == "lowest":
@@ -89,6 +89,6 @@ def test_outside_text_in_a_figure_shows_as_its_characters():
     layout = fig.to_dict()["layout"]
     assert list(layout["yaxis"]["ticktext"]) == ['"  +  &lt;b&gt;', "&amp;amp;  +  '"]
     assert layout["title"]["text"] == '&lt;i&gt;"t"&lt;/i&gt; &amp; co'
-    tree = charts.merge_tree_figure([MergeNode('"<', 0, MergeNode('"', None), MergeNode("<", None))])
+    tree = tree_chart.merge_tree_figure([MergeNode('"<', 0, MergeNode('"', None), MergeNode("<", None))])
     texts = [a["text"] for a in tree.to_dict()["layout"]["annotations"]]
     assert texts == ['"', "&lt;", '"&lt;<br><sub>step 1</sub>']

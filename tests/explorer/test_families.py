@@ -14,6 +14,8 @@ from explorer.data import families as fam
 from explorer.data.any_model import AnyModel
 from explorer.data.corpus import Corpus, digest
 from explorer.display import families as view
+from explorer.display.render import PRESENTER_CSS
+from explorer.display.table_fit import FIT_WIDTH, INDEX, PRESENTER_ROOT_PX, fit_columns
 from explorer.families import part
 from explorer.ui import state
 from sample_corpora import load_corpus
@@ -91,7 +93,18 @@ def test_a_family_that_cannot_train_says_why_and_the_others_go_on():
     failed = {r.family: r.error for r in found.runs if r.model is None}
     assert set(failed) == {"bpe", "superbpe"}  # byte level: 256 bytes before any merge
     assert "ask for at least 257" in failed["bpe"] and "at least 256" in failed["superbpe"]
-    assert view.lesson_frame(found)["Tokens"].isna().tolist() == [True, False, False, True]
+    table = view.lesson_frame(found)
+    assert table.loc["Tokens"].isna().tolist() == [True, False, False, True]
+    assert table.loc["Note", "BPE"] == "could not train with these settings (why: under the table)"  # one short row
+
+
+def test_the_lessons_table_fits_the_page_a_column_per_family(seed000_families):
+    """At 1400 px the main column is ~940 px: ten columns of a row per family could not fit it, however narrow."""
+    table = view.lesson_frame(seed000_families)
+    fit = fit_columns(table, index=True)
+    assert set(fit.columns) == {INDEX, *table.columns} and 0 < fit.width <= FIT_WIDTH  # widths set: it fits
+    assert fit.row_height is not None  # the long criteria wrap
+    assert view.table_height(len(table), fit.row_height) == 35 + len(table) * fit.row_height + 2  # every row shown
 
 
 def test_an_empty_corpus_is_refused_in_one_line():
@@ -124,12 +137,12 @@ def open_page(app):
 def test_page_shows_the_engines_numbers_on_the_default_corpus(app, seed000_families):
     at = open_page(app)
     assert not at.error
-    table = at.dataframe[0].value
-    assert list(table["Family"]) == [family(name).title for name in fam.FAMILIES]
-    assert list(table["Vocabulary reached"]) == [r.vocab_size for r in seed000_families.runs]
-    assert list(table["Tokens"]) == [r.tokens for r in seed000_families.runs]
-    assert list(table["Direction"])[:3] == ["bottom-up merging", "bottom-up merging", "top-down pruning"]
-    assert list(table["Multiple segmentations"])[:3] == ["only with dropout", "no", "natively (n-best, sampling)"]
+    table = at.dataframe[0].value  # as the lesson lays it out: a column per family
+    assert list(table.columns) == [family(name).title for name in fam.FAMILIES]
+    assert list(table.loc["Vocabulary reached"]) == [f"{r.vocab_size:,}" for r in seed000_families.runs]
+    assert list(table.loc["Tokens"]) == [f"{r.tokens:,}" for r in seed000_families.runs]
+    assert list(table.loc["Direction"])[:3] == ["bottom-up merging", "bottom-up merging", "top-down pruning"]
+    assert list(table.loc["Multiple segmentations"])[:3] == ["only with dropout", "no", "natively (n-best, sampling)"]
     rows = "".join(html_bodies(at))
     for name in fam.FAMILIES:
         assert f"<b>{family(name).title}</b>" in rows
@@ -184,7 +197,20 @@ def test_a_vocabulary_below_the_bytes_gives_messages_not_tracebacks(app):
     assert not at.exception and not at.error
     warnings = [w.value for w in at.warning]
     assert len(warnings) == 2 and "BPE could not train" in warnings[0] and "SuperBPE could not train" in warnings[1]
-    assert len(at.dataframe[0].value) == 4
+    assert len(at.dataframe[0].value.columns) == 4
+
+
+def test_the_lessons_table_wraps_its_text_in_presenter_mode_too(app):
+    """Streamlit wraps a cell's text only in rows taller than 4rem: 64 px, but 84 px under presenter mode's type."""
+    assert f"html {{ font-size: {PRESENTER_ROOT_PX}px; }}" in PRESENTER_CSS
+    heights = []
+    for presenter in (False, True):
+        app.session_state[state.W_PRESENTER] = presenter
+        at = open_page(app)
+        table = at.dataframe[0]
+        heights.append(table.proto.row_height)
+        assert table.proto.row_height > 4 * (PRESENTER_ROOT_PX if presenter else 16)  # wraps: the text shows
+    assert heights[0] < heights[1]
 
 
 def test_an_empty_corpus_gives_a_message():
@@ -209,7 +235,7 @@ def test_an_outside_corpus_and_title_stay_plain_text():
     at.session_state[state.FAM_WORD] = "**bold**"
     at.switch_page("views/families.py").run()
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
-    assert len(at.dataframe) == 3 and len(at.dataframe[0].value) == 4  # table, overlap, n-best; dropout says why
+    assert len(at.dataframe) == 3 and len(at.dataframe[0].value.columns) == 4  # table, overlap, n-best; dropout: why
     assert [shown(i.value) for i in at.info] == [
         "Cannot sample: dropout works on one word; ' **bold**' is 3 words as this tokenizer splits text."]
     for kind, shown_text in markdown_strings(at):

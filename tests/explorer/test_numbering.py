@@ -12,7 +12,7 @@ import pytest
 
 from bpe_core import merge_tree, train
 from bpe_core.analysis import dropout_distribution, vocabulary_table
-from explorer.display import charts, tables
+from explorer.display import charts, tables, tree_chart
 from explorer.display import compare as compare_view
 from explorer.display import dropout as dropout_view
 from explorer.display import vocabulary as vocab_view
@@ -40,7 +40,7 @@ def test_the_players_texts_say_steps_not_ranks():
 
 
 def test_merge_tree_nodes_are_labelled_with_steps(tok):
-    fig = charts.merge_tree_figure([merge_tree(tok, "lo")], counts={m.rank: m.count for m in tok.trace})
+    fig = tree_chart.merge_tree_figure([merge_tree(tok, "lo")], counts={m.rank: m.count for m in tok.trace})
     assert [a.text for a in fig.layout.annotations] == ["l", "o", "lo<br><sub>step 7</sub>"]
     assert fig.data[1].hovertext[-1] == "lo<br>made at step 7<br>seen 7 times in training"
 
@@ -68,10 +68,14 @@ def test_every_chart_has_one_presenter_type_size(tok):
     size = charts.PRESENTER_FONT_SIZE
     figures = [
         charts.top_pairs_figure(tok.top_pairs_at(0), presenter=True),
-        charts.merge_tree_figure([merge_tree(tok, "lo")], presenter=True),
+        tree_chart.merge_tree_figure([merge_tree(tok, "lo")], presenter=True),
         compare_view.curve_figure([("a", [(0, 5), (1, 4)])], presenter=True),
         dropout_view.outcomes_figure(dropout_distribution(tok, "newest", p=0.1, samples=20, seed=0), presenter=True),
         vocab_view.length_histogram(vocabulary_table(tok), presenter=True),
     ]
     assert [fig.layout.font.size for fig in figures] == [size] * len(figures)
+    # Streamlit's theme would draw ticks and legends at 7/8 of that: they are set to the same size.
+    ticks = [axis.tickfont.size for fig in figures for axis in (*fig.select_xaxes(), *fig.select_yaxes())]
+    assert ticks and set(ticks) == {size}
+    assert {fig.layout.legend.font.size for fig in figures} == {size}
     assert [charts.chart_font(False)["size"], size] == [13, 18]

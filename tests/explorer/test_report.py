@@ -1,7 +1,8 @@
 """The Report card page: its table, checks and charts drawn (pure), then the page under AppTest."""
 from __future__ import annotations
 
-from plain_text import OUTSIDE, constructs, markdown_strings
+from plain_text import OUTSIDE, constructs, markdown_strings, shown
+from sample_set_gone import remove_shipped_set
 
 from bpe_core import train
 from bpe_core.formats.detect import load_model
@@ -112,3 +113,12 @@ def test_a_large_text_waits_for_the_button(app):
     assert any("all 1,400,000 bytes" in c.value.replace("\\", "") for c in at.caption)
     at.slider(key=state.REP_W_SHARE).set_value(0.95).run()  # a rerun: no button needed again
     assert TABLE in _table(at)
+
+
+def test_an_unreadable_sample_set_is_said_with_the_command_that_rebuilds_it(app, monkeypatch, tmp_path):
+    """The card grades the rest; where the premium chart would be, the page says why not and what rebuilds it."""
+    reason = remove_shipped_set(monkeypatch, tmp_path)
+    at = open_report(app, "a text graded while the sample set is gone\n")  # its own text: a card of its own
+    assert TABLE in _table(at) and len(plotly_specs(at)) == 1  # words by number of tokens, no premium
+    assert f"The multilingual sample set cannot be read: {reason}." in [shown(i.value) for i in at.info]
+    assert "python -m sample_corpora build" in reason and "Django" not in reason
