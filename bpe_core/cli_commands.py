@@ -11,31 +11,29 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import cli_families
-from .analysis.overlap import vocabulary_overlap
-from .analysis.stability import stability
-from .analysis.stats import text_stats
-from .cli_count import DEFAULT_TEXT_BYTES, max_bytes, merge_target, settings_from_args
-from .families.registry import family, family_of
-from .formats._common import dump_json, write_text
-from .formats.builtin import builtin_info, builtin_names
-from .formats.detect import load_model
-from .formats.ours import save_model
+from .cli_count import DEFAULT_TEXT_BYTES, max_bytes
 from .json_limits import load_json
-from .parts.stages import stages
-from .presets import describe
 from .pretokenize import check_text
 from .readers import read_limited, refuse_special
 from .settings import BPEError
-from .tokenizer_model import TokenizerModel
+
+if TYPE_CHECKING:
+    from .tokenizer_model import TokenizerModel
+
+# Each command imports the modules only it uses when it runs: `train` waits for none of the
+# readers, analyses and pipelines the other commands need (a tenth of a second or more).
 
 # ---- train ----------------------------------------------------------------------------------
 
 
 def run_train(args: argparse.Namespace) -> int:
     """Train the family `--model` names by its own hook, save our JSON, then print its summary."""
+    from . import cli_families
+    from .families.registry import family
+    from .formats.ours import save_model
+
     chosen = family(args.model)
     cli_families.check_model_options(args, chosen)
     assert chosen.train_cli is not None  # --model offers only the families that train
@@ -71,10 +69,16 @@ def read_corpus(name: str, *, max_bytes: int = DEFAULT_TEXT_BYTES) -> str:
 
 
 def _load(name: str, args: argparse.Namespace) -> TokenizerModel:
-    return load_model(name, merges=args.merges_file, pattern=getattr(args, "pattern", None))
+    from .collector import collector_paused
+    from .formats.detect import load_model
+
+    with collector_paused():  # a model file's rows and lists, none of them garbage: half the time
+        return load_model(name, merges=args.merges_file, pattern=getattr(args, "pattern", None))
 
 
 def run_trace(args: argparse.Namespace) -> int:
+    from .families.registry import family_of
+
     tok = _load(args.model, args)
     _print_lines(family_of(tok).trace_rows(tok))
     return 0
@@ -102,6 +106,9 @@ def _read_inputs(values: list[str], args: argparse.Namespace) -> list[str]:
 
 def run_parts(args: argparse.Namespace) -> int:
     """The tokenizer's parts, a line each; with TEXTs, what each part made of each text."""
+    from .families.registry import family_of
+    from .presets import describe
+
     tok = _load(args.tokenizer, args)
     parts = family_of(tok).as_parts(tok)
     for number, text in enumerate(args.texts, start=1):
@@ -114,6 +121,8 @@ def run_parts(args: argparse.Namespace) -> int:
 
 
 def _stage_row(parts: Any, text: str) -> dict[str, Any]:
+    from .parts.stages import stages
+
     seen = stages(parts, text)
 
     def stretches(found: Iterable[Any]) -> list[dict[str, Any]]:
@@ -195,6 +204,9 @@ def _whole_number(value: object, where: str) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     """Every family writes a model's `tokenizer.json` (`to_hf_dict`), and its own formats beside it."""
+    from .families.registry import family_of
+    from .formats._common import dump_json, write_text
+
     tok = _load(args.model, args)
     chosen = family_of(tok)
     if args.format not in chosen.export_formats:
@@ -224,6 +236,8 @@ def run_stats(args: argparse.Namespace) -> int:
 
 
 def _stats_row(tok: TokenizerModel, name: str, text: str) -> dict[str, Any]:
+    from .analysis.stats import text_stats
+
     stats = text_stats(tok, text)
     return {
         "file": name,
@@ -237,6 +251,9 @@ def _stats_row(tok: TokenizerModel, name: str, text: str) -> dict[str, Any]:
 
 
 def run_overlap(args: argparse.Namespace) -> int:
+    from .analysis.overlap import vocabulary_overlap
+    from .formats.detect import load_model
+
     overlap = vocabulary_overlap(load_model(args.a), load_model(args.b))
     if args.list is not None:
         keys = {"shared": overlap.shared, "only-a": overlap.only_a, "only-b": overlap.only_b}[args.list]
@@ -263,6 +280,8 @@ def run_overlap(args: argparse.Namespace) -> int:
 
 
 def run_builtins(args: argparse.Namespace) -> int:
+    from .formats.builtin import builtin_info, builtin_names
+
     _print_lines(
         {"name": info.name, "title": info.title, "package": info.package, "terms": info.terms}
         for info in map(builtin_info, builtin_names(parts=True))
@@ -271,6 +290,9 @@ def run_builtins(args: argparse.Namespace) -> int:
 
 
 def run_stability(args: argparse.Namespace) -> int:
+    from .analysis.stability import stability
+    from .cli_count import merge_target, settings_from_args
+
     merges, vocab_size = merge_target(args)
     if args.min_frequency < 1:
         raise BPEError(f"--min-frequency must be at least 1, not {args.min_frequency}")

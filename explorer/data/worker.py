@@ -6,7 +6,10 @@ own (`python -c`, not `multiprocessing`: its spawn and forkserver methods re-run
 in the child, and under Streamlit that is the app script; `worker_child.py` is that process's side), with
 
 * a memory limit (`RLIMIT_AS`): a runaway job dies alone, with a message in words;
-* a time limit: past it the process is terminated;
+* a time limit, of processor time (read from /proc where there is one): past it the process is
+  terminated. A job that waits for the cores on a busy machine is not charged for the wait, so the
+  same request succeeds or fails alike on a quiet and a loaded machine; a wall-clock backstop of
+  `WALL_FACTOR` times the limit stops a job that hangs without computing;
 * lanes: a cap on jobs at once in each lane, later ones wait their turn, first come first served.
   Big jobs take the "long" lane (as many as the cores, run at a lower priority: `nice`); small
   trainings, file reading and the like take the "short" lane, so they never wait behind two big
@@ -38,7 +41,8 @@ from explorer.data.worker_child import send_task
 MAX_TRAININGS = max(1, min(2, os.cpu_count() or 1))  # long jobs at once, server-wide
 SHORT_WORKERS = 2  # short jobs at once, server-wide, beside the long ones
 LONG_NICENESS = 10  # long jobs run at this lower priority: a page or a short job comes first
-TIME_LIMIT = 120.0  # seconds one job may run
+TIME_LIMIT = 120.0  # seconds of processor time one job may use
+WALL_FACTOR = 5  # and it is stopped anyway after this many times as long by the clock
 MEMORY_LIMIT = 3 * 1024**3  # bytes of address space one job may use
 ABANDON_AFTER = 20.0  # seconds without anyone waiting for a job before it is stopped
 ROOT = Path(__file__).resolve().parents[2]  # so that the worker imports this checkout's explorer
@@ -271,13 +275,14 @@ class WorkerPool:
 
     def _follow(self, job: Job, process, conn: Connection) -> None:
         task = job.task
-        deadline = job.started + self.time_limit
+        measured = _cpu_seconds(process.pid) is not None
+        deadline = job.started + self.time_limit * (WALL_FACTOR if measured else 1)
         while True:
             if job.cancelled.is_set() or self._abandoned(job):
                 job._fail(f"the {task.noun} was cancelled", lasting=False)
                 return
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 or (measured and (_cpu_seconds(process.pid) or 0.0) > self.time_limit):
                 job._fail(task.time_text(self.time_limit), lasting=True)
                 return
             if not conn.poll(min(0.2, remaining)):
@@ -341,3 +346,16 @@ class WorkerPool:
 
 def _forget_texts(task: Task) -> Task:
     return replace(task, texts=()) if task.texts else task
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The processor time (user and system) process `pid` has used; None where /proc cannot tell."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()  # after the command name, which may hold spaces
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / _TICKS  # utime and stime: fields 14 and 15 of stat(5)

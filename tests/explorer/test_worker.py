@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from bpe_core import Settings
-from explorer.data.tasks import LONG, SHORT, memory_message, time_message, training_task
+from explorer.data.tasks import LONG, SHORT, Task, memory_message, time_message, training_task
 from explorer.data.training import TrainRequest, train_corpus
 from explorer.data.worker import WorkerPool
 from sample_corpora import load_corpus
@@ -159,3 +159,14 @@ def test_a_small_training_does_not_wait_behind_big_ones(english):
     finish(big)
     finish(queued)
     assert pool.running == 0 and pool.waiting == 0
+
+
+def test_the_time_limit_counts_the_processors_time_not_the_wait():
+    """A job charged for waiting would fail on a busy machine and pass on a quiet one: one that
+    sleeps past the limit finishes, one that computes past it is stopped with the time message."""
+    pool = WorkerPool(workers=1, time_limit=1.0)
+    waited = finish(pool.submit("wait", Task("tests.worker_jobs:wait", payload=2.5, noun="test", what="the test")))
+    assert (waited.error, waited.result) == ("", "waited")
+    spun = finish(pool.submit("spin", Task("tests.worker_jobs:spin", payload=30.0, noun="test", what="the test")))
+    assert spun.result is None
+    assert spun.error == "the test took longer than 1 s, the limit for one test here, and was stopped"
