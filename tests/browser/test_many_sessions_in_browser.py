@@ -34,7 +34,7 @@ def resident_mb(pid: int) -> float:
         return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
 
 
-def settle(pid: int, under: float, deadline: float = 180.0) -> float:
+def settle(pid: int, under: float, deadline: float = 90.0) -> float:
     """Wait until the server's memory is at most `under` MB (or the deadline passes); its RSS then."""
     end = time.monotonic() + deadline
     while (now := resident_mb(pid)) > under and time.monotonic() < end:
