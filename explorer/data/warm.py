@@ -11,10 +11,14 @@ process of its own, at a lower priority, so it takes the other core and never th
 interpreter lock; it keeps nothing in the server's memory, and stops when the server does. Later
 servers on the same machine find the caches: a run that finished every step leaves a stamp
 (`stamp()`: the built-ins' package versions, where the caches are, the texts counted), and with it
-in place a later server's warming stops at once.
+in place a later server's warming skips them. Last, once the caches are ready (its "ready:" line),
+it writes the bytecode of the modules the app runs on where Python would not keep it
+(explorer/data/bytecode.py), for the next server and the workers.
 
-A page that needs a cache before the warming has written it builds it as before, under its own
-spinner; `progress()` says how far the warming has got, for a page that shows it. A step that fails
+Tokenize and Language tax do not build what the warming is about to write: `waiting_for(name)` holds
+such a built-in back, and the page draws without it, says it is coming and at which step, and shows
+it once the step is done (`explorer/ui/warming.py`). Any other page that needs a cache before the
+warming has written it builds it as before, under its own spinner. A step that fails
 (a missing package) is said and skipped. scripts/install.sh runs the same steps in the foreground,
 so a test run starts with the caches built.
 
@@ -43,6 +47,7 @@ from bpe_core import BPEError
 from bpe_core.builtin import builtin_info, builtin_names
 from bpe_core.builtin import cache_dir as builtin_cache_dir
 from bpe_core.formats.builtin import build_caches
+from explorer.data.bytecode import write_bytecode
 from explorer.data.language_tax_cache import FORMAT as TAX_FORMAT
 from explorer.data.language_tax_cache import builtin_language_stats
 from sample_corpora import load_parallel
@@ -208,8 +213,8 @@ def _follow(process: subprocess.Popen) -> None:
             now = Progress(int(step.group(1)) - 1, int(step.group(2)), step.group(3), now.failed)
         elif line.startswith("  skipped: "):
             now = replace(now, failed=(*now.failed, line.removeprefix("  skipped: ")))
-        elif line.startswith("ready: "):
-            now = replace(now, done=now.total, now="")
+        elif line.startswith("ready: "):  # the caches are written (the process goes on to the bytecode)
+            now = replace(now, done=now.total, now="", ended=True)
         _set(now)
     process.wait()
     _set(replace(now, ended=True))
@@ -221,6 +226,27 @@ def progress() -> Progress:
     """The warming's progress as this server sees it (0 of 0 when it was not started)."""
     with _lock:
         return _progress if _progress is not None else Progress(0, 0)
+
+
+def waiting_for(name: str, *, languages: bool = False) -> str:
+    """"" when a page may load built-in `name` now; else, while this server's warming is still to write
+    its caches (its table and merges, and with `languages` its fifteen languages' counts), the line
+    to show meanwhile. Loading it in the page instead would repeat the warming's work beside it, on
+    the same two cores: seconds where the warming, a step or two on, has it ready.
+
+    A warming not started here, ended (finished, failed or gone) or past the step answers "".
+    """
+    with _lock:
+        now = _progress
+    if now is None or now.ended:
+        return ""
+    title = f"{builtin_info(name).title}: "
+    steps = [step.what for step in default_steps()]
+    ours = [i for i, step in enumerate(steps) if step.startswith(title)]  # its caches, then its counts
+    last = (ours[-1] if languages else ours[0]) if ours else None
+    if last is None or (now.total and now.done > last):
+        return ""
+    return now.sentence() or "Preparing the built-in tokenizers in the background…"
 
 
 # ---- the warming process: python -m explorer.data.warm ---------------------------------------------
@@ -253,9 +279,17 @@ def main(argv: list[str] | None = None) -> int:
 
     began = time.perf_counter()
     steps = [] if already_warm() else default_steps()
-    final = run_steps(steps, report=report, keep_going=lambda: args.parent is None or os.getppid() == args.parent)
+    def keep_going() -> bool:
+        return args.parent is None or os.getppid() == args.parent
+
+    final = run_steps(steps, report=report, keep_going=keep_going)
     if steps and final.done == final.total and not final.failed:
         _write_stamp()
+    if keep_going():  # then, with the caches ready, the bytecode the next processes would compile
+        began = time.perf_counter()
+        written, fresh = write_bytecode()
+        print(f"bytecode: {written:,} modules compiled, {fresh:,} up to date ({time.perf_counter() - began:.1f} s)",
+              flush=True)
     return 0
 
 

@@ -9,13 +9,14 @@ from bpe_core import BPEError
 from bpe_core.analysis import TextStats
 from bpe_core.analysis.language_tax import TaxRow, language_stats, tax_rows
 from bpe_core.builtin import builtin_info
+from explorer.data import warm
 from explorer.data.any_model import AnyModel
 from explorer.data.language_tax_cache import builtin_language_stats
 from explorer.display import language_tax as view
 from explorer.display import tables
 from explorer.display.render import as_clause, md_escape
 from explorer.display.table_fit import FIT_WIDTH, fit_columns, shown_row_height
-from explorer.ui import state, store
+from explorer.ui import state, store, warming
 from explorer.ui import tokenizer_picker as picker
 from sample_corpora import PARALLEL_NOTE, list_languages, load_parallel, load_parallel_messages
 
@@ -120,8 +121,12 @@ labels: dict[str, str] = {}
 models: dict[str, AnyModel] = {}
 unknown: dict[str, dict[str, int]] = {}  # tokenizer key -> language -> unknown tokens
 short: dict[str, str] = {}  # a built-in's header in the wide table: its title without its name, which is in the tooltip
+waiting = []  # the built-ins the server's warming is still counting
 for key in chosen:
     label = options[key]
+    if picker.builtin_of(key) is not None and warm.waiting_for(picker.builtin_of(key), languages=True):
+        waiting.append(picker.builtin_of(key))
+        continue
     try:
         tok = picker.model_for(key)
         with st.spinner(md_escape(f"Counting the tokens of fifteen languages with {label} (once)…")):
@@ -138,6 +143,7 @@ for key in chosen:
     labels[key] = builtin_info(name).title if name is not None else label
     if name is not None:
         short[key] = labels[key].removesuffix(f" ({name})")
+warming.wait_for(waiting, languages=True)
 if not rows:
     st.stop()
 

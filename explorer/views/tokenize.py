@@ -6,10 +6,11 @@ import hashlib
 import streamlit as st
 
 from bpe_core import BPEError
+from explorer.data import warm
 from explorer.display import stages as stages_view
 from explorer.display import tokenize as view
 from explorer.display.render import md_escape
-from explorer.ui import link, live_text, state, store
+from explorer.ui import link, live_text, state, store, warming
 from explorer.ui import tokenizer_picker as picker
 
 ss = st.session_state  # this page's keys are state.TOK_*, and the text area's own (ui.live_text)
@@ -72,8 +73,13 @@ digest = hashlib.blake2b(text.encode("utf-8", errors="surrogatepass"), digest_si
 memo = {k: v for k, v in (ss.get(state.TOK_MEMO) or {}).items() if k[1] == digest}  # this text's only
 ss[state.TOK_MEMO] = memo
 shown = []  # (key, label, AnyModel, Tokenized)
+waiting = []  # the built-ins the server's warming is still preparing
 for key in chosen:
     label = options[key]
+    name = picker.builtin_of(key)
+    if name is not None and warm.waiting_for(name):
+        waiting.append(name)
+        continue
     try:
         model = picker.model_for(key)
         held = model.model  # the object itself: a wrapper is made anew
@@ -84,6 +90,7 @@ for key in chosen:
     except BPEError as exc:  # a built-in whose package is missing; a tokenizer without an unknown token
         st.info(md_escape(f"{label}: {exc}"))
 
+warming.wait_for(waiting)
 if shown:
     st.dataframe(view.counts_frame([s[1] for s in shown], [s[3] for s in shown], [s[2].vocab_size for s in shown]),
                  hide_index=True, width="stretch", column_config=COUNTS_COLUMNS)

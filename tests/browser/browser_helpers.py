@@ -50,3 +50,23 @@ def open_expander(page, label, inside) -> None:
         except AssertionError:
             if attempt == 2:
                 raise
+
+
+def go_to(page, link: str) -> None:
+    """Follow a sidebar link and wait until the address is that page's. A click that lands while a
+    rerun replaces the sidebar can be lost (with both cores busy it was): then click it again."""
+    import re
+
+    from playwright.sync_api import expect
+
+    target = page.get_by_role("link", name=link, exact=True)
+    path = re.sub(r"^https?://[^/]+", "", target.get_attribute("href") or "").split("?")[0].rstrip("/")
+    address = re.compile(r"^https?://[^/]+" + re.escape(path) + r"/?(\?.*)?$")
+    for attempt in range(3):
+        target.click()
+        try:
+            expect(page).to_have_url(address, timeout=10_000)
+            return
+        except AssertionError:
+            if attempt == 2:
+                raise

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import LIVE, shoot
+from browser_helpers import LIVE, go_to, shoot
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -46,7 +46,7 @@ def test_settings_survive_moving_between_pages(page, server):
     """The sidebar keeps its values on every page, so Train on another page trains the same thing."""
     open_app(page, server, "/?step=1")
     for link in ("Vocabulary", "Unseen words", "Watch training"):
-        page.get_by_role("link", name=link, exact=True).click()
+        go_to(page, link)
         expect(page.get_by_role("heading", level=1)).to_be_visible()
         expect(page.get_by_role("spinbutton", name="Merges")).to_have_value("10")
         expect(page.get_by_role("spinbutton", name="Vocabulary size")).to_have_value("100")
@@ -86,7 +86,7 @@ def test_upload_train_and_play(page, server, tmp_path):
     expect(page.get_by_text(re.compile("not UTF-8 text.*previous corpus is still loaded"))).to_be_visible()
     expect(page.get_by_role("heading", name=re.compile("In use: Uploaded: hugs.txt"))).to_be_visible()
 
-    page.get_by_role("link", name="Watch training").click()
+    go_to(page, "Watch training")
     merges = page.get_by_label("Merges", exact=True)
     merges.fill("20")
     page.get_by_role("button", name="Train").click()

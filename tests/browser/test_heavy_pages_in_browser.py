@@ -6,7 +6,7 @@ trained a second tokenizer on opening. Both must draw their content, with no err
 from __future__ import annotations
 
 import pytest
-from browser_helpers import LIVE, shoot
+from browser_helpers import LIVE, go_to, shoot
 from playwright.sync_api import expect
 
 from sample_corpora import load_corpus
@@ -25,7 +25,7 @@ def big_corpus(tmp_path_factory):
 
 
 def go(page, link: str, title: str) -> None:
-    page.get_by_role("link", name=link, exact=True).click()
+    go_to(page, link)
     expect(page.get_by_role("heading", level=1, name=title)).to_be_visible()
 
 

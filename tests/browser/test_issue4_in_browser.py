@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 import re
 
-from browser_helpers import LIVE, SCREENSHOTS, open_expander, shoot
+from browser_helpers import LIVE, SCREENSHOTS, go_to, open_expander, shoot
 from playwright.sync_api import expect
 
 from bpe_core import Settings, train
@@ -30,7 +30,7 @@ def open_page(page, server: str, link: str, title: str) -> None:
     page.goto(server + "/?step=1")
     expect(page.get_by_role("heading", level=1)).to_be_visible()
     expect(page.get_by_text(re.compile(r"· 10 merges learned ·"))).to_be_visible()
-    page.get_by_role("link", name=link, exact=True).click()
+    go_to(page, link)
     expect(page.get_by_role("heading", level=1, name=title)).to_be_visible()
 
 

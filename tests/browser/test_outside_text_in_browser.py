@@ -5,7 +5,7 @@ import re
 import urllib.parse
 
 import pytest
-from browser_helpers import LIVE, shoot
+from browser_helpers import LIVE, go_to, shoot
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -46,14 +46,14 @@ def test_markdown_from_a_corpus_stays_text_on_every_page(page, server):
     page.get_by_label("Paste text to train on").fill(CORPUS)
     page.get_by_role("button", name="Use this text").click()
     expect(page.locator(LIVE).get_by_role("heading", name=re.compile(r"^In use: Pasted: \*\*bold\*\*"))).to_be_visible()
-    page.get_by_role("link", name="Unseen words", exact=True).click()
+    go_to(page, "Unseen words")
     box = page.get_by_label(re.compile("Words to encode"))
     box.fill(OUTSIDE)
     box.press("Enter")
     expect(page.locator(LIVE).get_by_role("heading", name=re.compile(r"^\*\*bold\*\*"))).to_be_visible()
 
     for name in PAGES:
-        page.get_by_role("link", name=name, exact=True).click()
+        go_to(page, name)
         expect(page.get_by_role("heading", level=1)).to_be_visible()
         page.wait_for_timeout(1500)
         expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=60_000)

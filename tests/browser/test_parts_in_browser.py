@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from browser_helpers import shoot
+from browser_helpers import go_to, shoot
 from playwright.sync_api import expect
 
 from tests.conftest import require
@@ -22,7 +22,7 @@ def test_upload_deepseek_then_tokenize_with_it(page, server):
     path = _deepseek_json()
     page.goto(server + "/?step=1")  # the front page, paused; then the sidebar's links, as a person goes
     expect(page.get_by_role("heading", level=1)).to_be_visible(timeout=60_000)
-    page.get_by_role("link", name="Import and export", exact=True).click()
+    go_to(page, "Import and export")
     expect(page.get_by_role("heading", level=1, name="Import and export")).to_be_visible()
     page.locator("input[type=file]").set_input_files(str(path))
     expect(page.get_by_text(re.compile(r"^Loaded tokenizer\.json \(Hugging Face tokenizer\.json\)"))).to_be_visible(
@@ -32,7 +32,7 @@ def test_upload_deepseek_then_tokenize_with_it(page, server):
     expect(page.get_by_text(re.compile(r"^Round trip OK: tokenizers"))).to_be_visible(timeout=120_000)
     shoot(page, "parts-files-deepseek")
 
-    page.get_by_role("link", name="Tokenize", exact=True).click()
+    go_to(page, "Tokenize")
     expect(page.get_by_role("heading", level=1, name="Tokenize")).to_be_visible()
     page.get_by_text("Choose one or more tokenizers").or_(page.locator("[data-testid=stMultiSelect]")).first.click()
     page.get_by_role("option", name=re.compile(r"^tokenizer\.json \(Hugging Face")).click()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import LIVE
+from browser_helpers import LIVE, go_to
 from playwright.sync_api import expect
 
 from bpe_core import Settings
@@ -49,7 +49,7 @@ def test_five_sessions_with_different_corpora_at_once(browser, warm_server):
         paster.get_by_label("Paste text to train on").fill(PASTED)
         paster.get_by_role("button", name="Use this text").click()
         expect(paster.get_by_role("heading", name=re.compile(r"^In use: Pasted"))).to_be_visible()
-        paster.get_by_role("link", name="Watch training", exact=True).click()
+        go_to(paster, "Watch training")
 
         for page, (steps, (left, right, token)) in zip(pages, expected):
             expect(page.get_by_text(re.compile(rf"Step 1 of {steps}: the merge just made"))).to_be_visible()

@@ -45,8 +45,9 @@ def test_warming_leaves_nothing_for_a_later_server_to_build(new_install: Path, m
     if any(line.startswith("  skipped: ") for line in lines):
         missing(f"a built-in's package is not installed ({next(x for x in lines if x.startswith('  skipped'))})")
     total = len(warm.default_steps())
-    assert [line.split("]")[0] for line in lines[:-1]] == [f"[{n}/{total}" for n in range(1, total + 1)]
-    assert lines[-1].startswith(f"ready: the built-in tokenizers' caches ({total} steps")
+    assert [line.split("]")[0] for line in lines[:-2]] == [f"[{n}/{total}" for n in range(1, total + 1)]
+    assert lines[-2].startswith(f"ready: the built-in tokenizers' caches ({total} steps")
+    assert lines[-1].startswith("bytecode: ") and " up to date (" in lines[-1]
 
     forget_loaded()  # as a new server would start
 
@@ -65,7 +66,9 @@ def test_warming_leaves_nothing_for_a_later_server_to_build(new_install: Path, m
             assert set(language_tax_cache.builtin_language_stats(name, texts)) == set(texts)
     monkeypatch.setattr(warm, "default_steps", lambda: pytest.fail("warmed again"))
     assert warm.main([]) == 0
-    assert capsys.readouterr().out == "ready: the built-in tokenizers' caches were built before\n"
+    ready, compiled = capsys.readouterr().out.splitlines()
+    assert ready == "ready: the built-in tokenizers' caches were built before"
+    assert compiled.startswith("bytecode: 0 modules compiled, ")  # the first run wrote them all
 
 
 def test_a_failing_step_is_said_and_the_others_still_run() -> None:
@@ -103,19 +106,27 @@ def test_start_runs_one_process_per_server_and_follows_its_progress(tmp_path: Pa
         monkeypatch.setenv(warm.ENV_VAR, off)
         assert warm.start() is False and warm.progress() == warm.Progress(0, 0)
     monkeypatch.setenv(warm.ENV_VAR, "1")
-    go_on = tmp_path / "go on"
+    go_on, stop = tmp_path / "go on", tmp_path / "stop"
     stand_in = ("import os, time\n"
                 "print('[1/2] the first table', flush=True)\n"
                 f"while not os.path.exists({str(go_on)!r}): time.sleep(0.05)\n"
                 "print('[2/2] the second', flush=True)\n"
                 "print('  skipped: the second: no package', flush=True)\n"
-                "print('ready: done', flush=True)\n")
+                "print('ready: done', flush=True)\n"
+                f"while not os.path.exists({str(stop)!r}): time.sleep(0.05)\n"  # the bytecode, say
+                "print('bytecode: 3 modules compiled, 0 up to date (0.1 s)', flush=True)\n")
     assert warm.start([sys.executable, "-c", stand_in]) is True
     assert warm.start([sys.executable, "-c", stand_in]) is False  # the app's every run calls it: one process
     until(lambda: warm.progress().now == "the first table", "the first step")
     assert warm.progress().sentence().endswith("(step 1 of 2: the first table)…")
+    assert warm.waiting_for("o200k_base") != ""  # a page holds GPT-4o back: the warming is still to write it
     go_on.touch()
-    until(lambda: warm.progress().ended, "the end")
+    until(lambda: warm.progress().ended, "the caches' end")  # "ready:": the caches are written
+    assert warm.progress() == warm.Progress(2, 2, "", ("the second: no package",), ended=True)
+    assert warm.progress().finished and warm.progress().sentence() == ""
+    assert warm.waiting_for("o200k_base") == "" and warm.waiting_for("o200k_base", languages=True) == ""
+    stop.touch()  # the process ends after its bytecode line: nothing changes
+    until(lambda: not any(t.name == "bpe-explorer-warm" for t in threading.enumerate()), "the process's end")
     assert warm.progress() == warm.Progress(2, 2, "", ("the second: no package",), ended=True)
 
 
@@ -164,3 +175,36 @@ def test_a_page_waits_for_the_warmings_count_instead_of_counting_again(tmp_path:
         thread.join(WAIT)
     assert counted == ["warm"] and reads == ["warm", "page"]
     assert results["warm"] == results["page"]
+
+
+@pytest.mark.parametrize(("page", "languages"), [("views/tokenize.py", False), ("views/language_tax.py", True)])
+def test_a_page_draws_at_once_and_shows_the_built_ins_the_warming_is_preparing(monkeypatch: pytest.MonkeyPatch,
+                                                                               page: str, languages: bool) -> None:
+    """A first visit while the warming has not reached GPT-4o: the page does not build it itself (seconds of
+    work the warming does a step later); it draws what it has and says GPT-4o is on its way, with the
+    warming's step. Once the warming is past it, the page shows it."""
+    from streamlit.testing.v1 import AppTest
+
+    from explorer.ui import state
+
+    steps = [step.what for step in warm.default_steps()]
+    gpt4o = next(i for i, what in enumerate(steps) if what.startswith("GPT-4o (o200k_base): ")
+                 and ("languages" in what) == languages)
+    monkeypatch.setattr(warm, "_progress", warm.Progress(gpt4o, len(steps), steps[gpt4o]))
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "explorer" / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page(page).run()
+    key = state.TOK_W_CHOSEN if languages is False else state.TAX_W_CHOSEN
+    at.multiselect(key=key).set_value(["builtin:gpt2", "builtin:o200k_base"]).run()
+    assert not at.exception and not at.error
+    (line,) = [i.value.replace("\\", "") for i in at.info if "once ready" in i.value]  # unescaped
+    assert line.startswith("GPT-4o (o200k_base) appears here once ready.")
+    assert f"(step {gpt4o + 1} of {len(steps)}: GPT-4o (o200k_base): " in line
+    shown = " ".join(str(frame.value.to_dict()) for frame in at.dataframe)
+    assert "GPT-2" in shown and "GPT-4o" not in shown
+
+    monkeypatch.setattr(warm, "_progress", warm.Progress(gpt4o + 1, len(steps), steps[gpt4o + 1]))
+    at.run()
+    assert not at.exception and not [i.value for i in at.info if "once ready" in i.value]
+    shown = " ".join(str(frame.value.to_dict()) for frame in at.dataframe)
+    assert "GPT-2" in shown and "GPT-4o" in shown
