@@ -15,6 +15,7 @@ from explorer.families import explorer_family
 LONG, SHORT = "long", "short"  # the lanes
 SHORT_TRAINING_WORK = 1_000_000_000  # characters x merges up to which a training takes the short lane
 LONG_TEXT_BYTES = 5_000_000  # a computation over this much text (an audit, a report card) takes the long lane
+TOKENIZE_HERE_BYTES = 100_000  # Tokenize encodes a text below this size in the page's thread, a longer one in workers
 
 
 def _gib(n: int) -> str:
@@ -104,6 +105,13 @@ def resolve_model(ref: tuple[str, object]) -> object:
 def heavy_lane(nbytes: int) -> str:
     """The lane of a computation over `nbytes` of text: the long lane from LONG_TEXT_BYTES up."""
     return LONG if nbytes >= LONG_TEXT_BYTES else SHORT
+
+
+def tokenize_task(ref: tuple[str, object], text: str, label: str) -> Task:
+    """Tokenize's encoding of a long text (`explorer.display.tokenize.tokenized`) as a worker's task: the
+    short lane (the page caps its text at a megabyte), the limits of every job."""
+    return Task("explorer.display.tokenize:tokenized_in_worker", ref, [text], lane=SHORT, noun="tokenization",
+                title=f"tokenizing with {label}", what=f"tokenizing with {label}", hint="try a shorter text")
 
 
 def report_card_task(ref: tuple[str, object], text: str, *, parallel: object, alpha: float, min_made: int,

@@ -7,11 +7,13 @@ through `plotly_text` first: Plotly then shows `<b>` and `&quot;` as those chara
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import plotly.graph_objects as go
+from typing import TYPE_CHECKING
 
 from bpe_core.analysis import Curve
 from explorer.display.render import isolate, token_text
+
+if TYPE_CHECKING:  # imported where a table or a chart is made: a worker that only tokenizes makes none
+    import plotly.graph_objects as go
 
 CHOSEN = "#d62728"
 OTHER = "#9ecae1"
@@ -95,6 +97,8 @@ def figure(data: list[dict], layout: dict) -> go.Figure:
     Every axis's tick labels and the legend are drawn at the layout's type size: Streamlit's theme
     would draw them at 7/8 of it, under the size presenter mode promises (`PRESENTER_FONT_SIZE`).
     """
+    import plotly.graph_objects as go
+
     size = (layout.get("font") or {}).get("size")
     if size:
         layout = dict(layout)

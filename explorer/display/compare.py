@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import pandas as pd
-import plotly.graph_objects as go
+from typing import TYPE_CHECKING
 
 from bpe_core import Settings, Tokenizer
 from bpe_core.analysis import Column, ComparedToken, Comparison, hex_bytes, visible_whitespace
@@ -21,6 +19,10 @@ from explorer.display.charts import chart_font, figure
 from explorer.display.render import Chip, chip_html, escape, hue
 from explorer.display.vocabulary import marked_chip
 from explorer.families import explorer_family
+
+if TYPE_CHECKING:  # imported where a table is made: a worker that tokenizes makes none
+    import pandas as pd
+    import plotly.graph_objects as go
 
 MAX_ENTRIES = 4
 MAX_TEXT = 5_000  # characters compared; four columns of chips for more would be slow to draw
@@ -199,6 +201,8 @@ def counts_table(labels: Sequence[str], tokenizers: Sequence[Tokenizer | AnyMode
                  unknown: Sequence[int] | None = None) -> pd.DataFrame:
     """Per tokenizer: family, tokens, characters per token, vocabulary, merges, cuts the others lack,
     unknowns (`unknown`: counted by the caller from `AnyModel.segment`; else the tokens of the unknown id)."""
+    import pandas as pd
+
     models = [as_any(t) for t in tokenizers]
     if unknown is None:
         unknown = [sum(1 for t in column.tokens if _is_unknown(m, t.id))
@@ -220,6 +224,8 @@ def counts_table(labels: Sequence[str], tokenizers: Sequence[Tokenizer | AnyMode
 def overlap_table(labels: Sequence[str], models: Sequence[AnyModel]) -> pd.DataFrame:
     """Every pair's vocabulary overlap, tokens compared by the text they stand for (`overlap_key`:
     the markers "##" and "▁", GPT-2's byte letters and the space of a word's start or end read away)."""
+    import pandas as pd
+
     keys = [overlap_keys(m) for m in models]
     rows = []
     for i in range(len(models)):

@@ -8,19 +8,23 @@ no HTML escaping is needed (or wanted) here.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from bpe_core import Merge, MergeStep, Tokenizer
 from bpe_core.analysis import Mismatch, TryIt
 from explorer.data.any_model import AnyModel
 from explorer.display.render import token_text
 
+if TYPE_CHECKING:  # imported where a table or a chart is made: a worker that only tokenizes makes none
+    import pandas as pd
+
 EMPTY = "—"  # what a table shows where a value is unknown (`st.dataframe(placeholder=EMPTY)`; else "None")
 
 
 def merges_table(trace: Sequence[Merge], *, byte_level: bool = False) -> pd.DataFrame:
     """Every merge of a training run, in order."""
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "step": [m.rank + 1 for m in trace],
@@ -42,6 +46,8 @@ def built_table(steps: Sequence[MergeStep], tokenizer: Tokenizer, *, counts: dic
     `counts`: rank -> count when the tokenizer's own trace lacks them (a family's merge view, whose
     model keeps the trace); `phase_one`: how many merges are phase one, adding a phase column.
     """
+    import pandas as pd
+
     byte_level = tokenizer.settings.mode == "bytes"
     trace = tokenizer.trace
 
@@ -69,6 +75,8 @@ def built_table(steps: Sequence[MergeStep], tokenizer: Tokenizer, *, counts: dic
 
 def word_counts_table(words: Sequence[tuple[str, int]]) -> pd.DataFrame:
     """Words and how often they occur."""
+    import pandas as pd
+
     return pd.DataFrame({"word": [token_text(w) for w, _ in words], "count": [n for _, n in words]})
 
 
@@ -76,6 +84,8 @@ def comparison_table(
     rows: Sequence[tuple[str, Sequence[str], Sequence[str]]], *, right: str, wrong: str, same: bool = True
 ) -> pd.DataFrame:
     """Words segmented the right way and a wrong way, side by side (and whether they agree)."""
+    import pandas as pd
+
     data = {
         "word": [w for w, _, _ in rows],
         right: [" ".join(token_text(p) for p in a) for _, a, _ in rows],
@@ -93,6 +103,8 @@ def pieces_text(tokens: Sequence[str], *, byte_level: bool = False) -> str:
 
 def lesson_merges_table(trace: Sequence[Merge]) -> pd.DataFrame:
     """A lesson's merges as its printout shows them: merge number, pair, new token, count."""
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "merge": [m.rank + 1 for m in trace],
@@ -105,6 +117,8 @@ def lesson_merges_table(trace: Sequence[Merge]) -> pd.DataFrame:
 
 def expected_table(got: dict[str, list[str]], expected: dict[str, list[str]]) -> pd.DataFrame:
     """Words as the engine splits them next to how the lesson says they split."""
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "word": list(expected),
@@ -116,6 +130,8 @@ def expected_table(got: dict[str, list[str]], expected: dict[str, list[str]]) ->
 
 def try_it_table(tried: TryIt) -> pd.DataFrame:
     """The merges with the extra words, and how each moved against the original run."""
+    import pandas as pd
+
     before = [t for t, _ in tried.before]
     rows = []
     for i, (token, count) in enumerate(tried.after):
@@ -127,11 +143,15 @@ def try_it_table(tried: TryIt) -> pd.DataFrame:
 
 def added_tokens_table(trace: Sequence[Merge]) -> pd.DataFrame:
     """The "like, love, hug" lesson's printout: the vocabulary size after each merge and the token added, quoted."""
+    import pandas as pd
+
     return pd.DataFrame({"vocab size": [m.vocab_size for m in trace], "added": [f'"{m.token}"' for m in trace]})
 
 
 def round_trip_table(tokenizer: Tokenizer, texts: Sequence[str]) -> pd.DataFrame:
     """Each text encoded (tokens and ids) and decoded back."""
+    import pandas as pd
+
     rows = []
     for text in texts:
         enc = tokenizer.encode(text)
@@ -148,6 +168,8 @@ def round_trip_table(tokenizer: Tokenizer, texts: Sequence[str]) -> pd.DataFrame
 
 def fertility_table(result: Mismatch) -> pd.DataFrame:
     """Tokens per word, one row per training text, one column per encoded text."""
+    import pandas as pd
+
     return pd.DataFrame(
         [[f"{v:.2f}" for v in row] for row in result.fertility],
         index=[f"trained on {t}" for t in result.trained_on],
@@ -157,6 +179,8 @@ def fertility_table(result: Mismatch) -> pd.DataFrame:
 
 def special_tokens_table(model: AnyModel) -> pd.DataFrame:
     """A tokenizer's added and special tokens: id, the token as its text (whitespace visible), its options."""
+    import pandas as pd
+
     tokens = model.added_tokens
     return pd.DataFrame({
         "id": [t.id for t in tokens],

@@ -13,14 +13,16 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from bpe_core import Tokenizer
 from bpe_core.analysis import ComparedToken
 from bpe_core.encoding import Encoding
 from explorer.data.any_model import AnyModel
 from explorer.display.compare import as_any, token_chip
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_TEXT_BYTES = 1_000_000  # text tokenized; a longer paste is cut here, with a message
 MAX_CHIPS = 1_500  # tokens drawn per tokenizer; the counts are always over the whole text
@@ -120,6 +122,13 @@ def tokenized(tok: Tokenizer | AnyModel, text: str, *, max_chips: int = MAX_CHIP
     chips = chips_html(model, text, base)
     chips_hex = chips_html(model, text, base, as_bytes=True) if model.draws_bytes else chips
     return replace(base, pieces=pieces, drawn_chars=sum(len(p[0]) for p in pieces), chips=chips, chips_hex=chips_hex)
+
+
+def tokenized_in_worker(texts: list[str], ref: tuple[str, object], report: object) -> Tokenized:
+    """`tokenized` in a worker process (`explorer.data.tasks.tokenize_task`): the tokenizer `ref` names."""
+    from explorer.data.tasks import resolve_model
+
+    return tokenized(resolve_model(ref), texts[0])  # type: ignore[arg-type]  # any family's model
 
 
 # Drawing needs the spans of the first tokens only, and the spans of a whole text cost several times
@@ -252,6 +261,8 @@ def ids_note(result: Tokenized, limit: int = MAX_COPY_IDS) -> str:
 
 def counts_frame(labels: Sequence[str], results: Sequence[Tokenized], vocab_sizes: Sequence[int]) -> pd.DataFrame:
     """One row per tokenizer: tokens, characters and bytes per token, vocabulary size, unknown tokens."""
+    import pandas as pd  # here: a worker that tokenizes draws no table
+
     return pd.DataFrame(
         {
             "tokenizer": list(labels),

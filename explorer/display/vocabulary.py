@@ -11,10 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import attrgetter, itemgetter
-
-import numpy as np
-import pandas as pd
-import plotly.graph_objects as go
+from typing import TYPE_CHECKING
 
 from bpe_core.analysis import VocabRow, nearly_unused, visible_whitespace
 from explorer.data.any_model import AnyModel, Piece
@@ -23,6 +20,11 @@ from explorer.display.charts import chart_font, figure
 from explorer.display.render import Chip, chip_html, escape
 from explorer.display.tables import EMPTY  # noqa: F401 - the pages' tables show it for unknown numbers
 from explorer.families import Mark, explorer_family
+
+if TYPE_CHECKING:  # imported where a table or a chart is made: a worker that only tokenizes makes none
+    import numpy as np
+    import pandas as pd
+    import plotly.graph_objects as go
 
 MAX_PICKER = 5_000  # above this many tokens the life story is picked by id, not from a list
 UNITS = {"chars": "characters", "bytes": "bytes"}
@@ -40,6 +42,8 @@ def vocab_frame(rows: Sequence[VocabRow]) -> pd.DataFrame:
     uses: those columns are left out rather than sent empty. Built a column at a time, in 32-bit
     numbers where they fit: o200k's 200,000 rows take a tenth of a second and ~5 MB to the browser.
     """
+    import pandas as pd
+
     index = VocabRow._fields.index
     field = {name: list(map(itemgetter(index(name)), rows))
              for name in ("id", "display", "rank", "count", "chars", "n_bytes", "uses")}
@@ -61,12 +65,17 @@ def vocab_frame(rows: Sequence[VocabRow]) -> pd.DataFrame:
 
 def _whole(values: list[int]) -> np.ndarray:
     """Whole numbers as 32-bit integers where they fit (half the bytes sent to the browser)."""
+    import numpy as np
+
     wide = bool(values) and (max(values) >= 2**31 or min(values) < -(2**31))
     return np.array(values, dtype=np.int64 if wide else np.int32)
 
 
 def _nullable(values: list[int | None]) -> pd.Series:
     """Whole numbers with gaps as a nullable integer column, without pandas looking at each value."""
+    import numpy as np
+    import pandas as pd
+
     n = len(values)
     missing = np.fromiter(map(operator.is_, values, repeat(None)), dtype=bool, count=n)
     known = values if not missing.any() else [0 if v is None else v for v in values]
@@ -121,6 +130,8 @@ def length_histogram(rows: Sequence[VocabRow], *, unit: str = "chars", presenter
 
 def unused_frame(rows: Sequence[VocabRow], *, threshold: float = 0.25) -> pd.DataFrame:
     """Merged tokens that later merges left nearly unused, and the tokens that took their place."""
+    import pandas as pd
+
     by_token = {r.token: r for r in rows}
     found = nearly_unused(rows, threshold=threshold)
     return pd.DataFrame(
@@ -234,6 +245,8 @@ def family_frame(model: AnyModel, rows: Sequence[FamilyRow], *, limit: int = MAX
     """The first `limit` rows as a table: id, token, surface text, lengths, what is special and what the
     model has (continuation pieces, the step that made a token and its score, phases, marked tokens,
     log-probabilities)."""
+    import pandas as pd
+
     rows = rows[:limit]
     columns: dict[str, object] = {
         "id": _whole([r.id for r in rows]),

@@ -2,19 +2,17 @@
 
 * Sample corpora and lesson results are the same for everyone: `st.cache_resource` (global).
 * Corpus statistics are keyed by the corpus digest: `st.cache_data`.
-* Trained tokenizers are cached per session, keyed by (corpus digest, settings, target), in a
-  small LRU in session state bounded by size. Not `st.cache_resource`: training draws a
-  progress bar, and Streamlit replays whatever a cached function drew on every later cache hit.
-* Training of anything but a tiny corpus runs in a worker process (`explorer/data/worker.py`): the
-  page's thread only waits and draws the progress, so other sessions' pages stay quick (the
-  GIL is not held by a training), and a training that runs too long or needs too much memory
-  is stopped alone, with a message, while the server goes on.
+* Trained tokenizers are cached per session, keyed by (corpus digest, settings, target), in a small LRU
+  in session state bounded by size. Not `st.cache_resource`: training draws a progress bar, and
+  Streamlit replays whatever a cached function drew on every later cache hit.
+* Training of anything but a tiny corpus, and the pages' heavy jobs (`run_task`, `run_tasks`), run in
+  worker processes (`explorer/data/worker.py`): the page's thread only waits and draws, so other
+  sessions' pages stay quick, and a job past its time or memory limit is stopped alone, with a message.
 
-What one session may hold or ask for is bounded: `MAX_APP_MERGES` merges (or tokens),
-`MAX_USER_CORPORA` corpora of its own, `SESSION_CACHE_ENTRIES` trained bundles, and one memory
-budget for its corpora, trainings and tokenizer files together (`explorer/ui/holdings.py`: the
-oldest is dropped, with a message), one training at a time, and the pool's time and memory
-limits for each job.
+What one session may hold or ask for is bounded: `MAX_APP_MERGES` merges (or tokens), `MAX_USER_CORPORA`
+corpora of its own, `SESSION_CACHE_ENTRIES` trained bundles, one memory budget for its corpora,
+trainings and tokenizer files together (`explorer/ui/holdings.py`: the oldest is dropped, with a
+message), one training at a time, and the pool's time and memory limits for each job.
 """
 from __future__ import annotations
 
@@ -23,7 +21,7 @@ import pickle
 import sys
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import streamlit as st
 
@@ -232,25 +230,40 @@ def _train_here(corpus: Corpus, request: TrainRequest, slot: st.delta_generator.
 
 def run_task(key: tuple, task: Task, slot: st.delta_generator.DeltaGenerator | None = None,
              here: Callable[[], object] | None = None) -> object:
-    """Run a task in the pool and wait for its result, drawing its status in `slot` if given; a
-    one-line BPEError when it fails or hits a limit. `here` computes the same in this thread, for a
-    payload that cannot travel to a worker. (A rerun that interrupts the wait leaves the job alone;
-    nobody waiting stops it.)"""
-    job = worker_pool().submit(key, task)
-    bar = slot.progress(0.0, text=md_escape(job.status())) if slot is not None else None
+    """One task of `run_tasks`: its result, or a one-line BPEError when it fails or hits a limit."""
+    ((result, error),) = run_tasks([(key, task, here)], slot)
+    if error:
+        raise BPEError(error)
+    return result
+
+
+def run_tasks(work: Sequence[tuple[tuple, Task, Callable[[], object] | None]],
+              slot: st.delta_generator.DeltaGenerator | None = None) -> list[tuple[object, str]]:
+    """Run (key, task, here) in the pool, all at once (a lane runs as many as it has workers), and wait for
+    them, the first unfinished one's status in `slot` if given: each one's (result, "") or (None, the
+    one-line reason it failed). `here` computes the same in this thread, for a payload that cannot
+    travel to a worker. (A rerun that interrupts the wait leaves the jobs alone; nobody waiting stops them.)"""
+    jobs = [worker_pool().submit(key, task) for key, task, _ in work]
+    bar = slot.progress(0.0, text=md_escape(jobs[0].status())) if slot is not None and jobs else None
     try:
-        while not job.wait(0.25):
+        while unfinished := [job for job in jobs if not job.finished.is_set()]:
+            for job in unfinished[1:]:
+                job.wait(0)  # waiting keeps a job alive: one nobody waits for is stopped
+            unfinished[0].wait(0.25)
             sessions.still_working()
             if bar is not None:
-                bar.progress(job.fraction(), text=md_escape(job.status()))
+                bar.progress(unfinished[0].fraction(), text=md_escape(unfinished[0].status()))
     finally:
         if slot is not None:
             slot.empty()
-    if job.unsendable and here is not None:
-        return here()
-    if job.error:
-        raise BPEError(job.error)
-    return job.result
+    results: list[tuple[object, str]] = []
+    for job, (_, _, here) in zip(jobs, work):
+        try:
+            results.append((here(), "") if job.unsendable and here is not None
+                           else (None, job.error) if job.error else (job.result, ""))
+        except BPEError as exc:  # here()'s
+            results.append((None, str(exc)))
+    return results
 
 
 def _train_in_worker(corpus: Corpus, request: TrainRequest, key: tuple,

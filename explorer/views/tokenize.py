@@ -6,7 +6,7 @@ import hashlib
 import streamlit as st
 
 from bpe_core import BPEError
-from explorer.data import warm
+from explorer.data import tasks, warm
 from explorer.display import stages as stages_view
 from explorer.display import tokenize as view
 from explorer.display.render import md_escape
@@ -72,23 +72,43 @@ if not text:
 digest = hashlib.blake2b(text.encode("utf-8", errors="surrogatepass"), digest_size=16).hexdigest()
 memo = {k: v for k, v in (ss.get(state.TOK_MEMO) or {}).items() if k[1] == digest}  # this text's only
 ss[state.TOK_MEMO] = memo
-shown = []  # (key, label, AnyModel, Tokenized)
+ready = []  # (key, label, AnyModel)
 waiting = []  # the built-ins the server's warming is still preparing
-for key in chosen:
-    label = options[key]
+failed: dict[str, str] = {}  # key -> why it cannot tokenize: a built-in whose package is missing, a tokenizer
+for key in chosen:  # without an unknown token for a character it lacks, a limit
     name = picker.builtin_of(key)
     if name is not None and warm.waiting_for(name):
         waiting.append(name)
         continue
     try:
-        model = picker.model_for(key)
-        held = model.model  # the object itself: a wrapper is made anew
-        if (key, digest) not in memo or memo[key, digest][0] is not held:  # the sidebar's may have been retrained
-            with st.spinner(f"Tokenizing with {label}…"):
-                memo[key, digest] = (held, view.tokenized(model, text))
-        shown.append((key, label, model, memo[key, digest][1]))
-    except BPEError as exc:  # a built-in whose package is missing; a tokenizer without an unknown token
-        st.info(md_escape(f"{label}: {exc}"))
+        ready.append((key, options[key], picker.model_for(key)))
+    except BPEError as exc:
+        failed[key] = str(exc)
+# The memo holds the model object itself (the sidebar's may have been retrained since); a long text is
+# encoded in worker processes, two at once, under the limits of every job (`tasks.tokenize_task`).
+todo = [(key, label, model) for key, label, model in ready
+        if (key, digest) not in memo or memo[key, digest][0] is not model.model]
+if todo and view.utf8_size(text) < tasks.TOKENIZE_HERE_BYTES:
+    for key, label, model in todo:
+        try:
+            with st.spinner(md_escape(f"Tokenizing with {label}…")):
+                memo[key, digest] = (model.model, view.tokenized(model, text))
+        except BPEError as exc:
+            failed[key] = str(exc)
+elif todo:
+    work = [(("tokenize", key, digest), tasks.tokenize_task(tasks.model_ref(model.model, picker.builtin_of(key)),
+                                                             text, label),
+             lambda model=model: view.tokenized(model, text)) for key, label, model in todo]
+    with st.spinner(md_escape(f"Tokenizing {view.utf8_size(text):,} bytes with "
+                              f"{', '.join(label for _, label, _ in todo)}…")):
+        for (key, _, model), (result, error) in zip(todo, store.run_tasks(work)):
+            if error:
+                failed[key] = error
+            else:
+                memo[key, digest] = (model.model, result)
+for key, error in failed.items():
+    st.info(md_escape(f"{options[key]}: {error}"))
+shown = [(key, label, model, memo[key, digest][1]) for key, label, model in ready if key not in failed]
 
 warming.wait_for(waiting)
 if shown:

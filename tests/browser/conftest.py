@@ -124,12 +124,20 @@ def warm_server(browser, server):
     return server
 
 
+@pytest.fixture(autouse=True)
+def patient_expectations():
+    """Every expectation of every browser test waits up to 30 s for its state (Playwright's own default
+    is 5 s): the two cores may be busy with other tests, or with another job."""
+    try:
+        from playwright.sync_api import expect
+    except ImportError:  # the browser fixture says what is missing
+        return
+    expect.set_options(timeout=30_000)
+
+
 @pytest.fixture
 def page(browser, warm_server):
     """A new browser page; fails the test if the app opens any dialog (an injected alert)."""
-    from playwright.sync_api import expect
-
-    expect.set_options(timeout=30_000)
     context = browser.new_context(viewport={"width": 1440, "height": 1100})
     page = context.new_page()
     dialogs: list[str] = []
