@@ -185,6 +185,8 @@ def start(command: Sequence[str] | None = None) -> bool:
         if _progress is not None or not enabled():
             return False
         _progress = Progress(0, 0)
+    if command is None and already_warm():  # the caches are all there (the process only checks the bytecode):
+        _set(Progress(0, 0, ended=True))  # no page holds a built-in back, not even until its first line
     argv = list(command or [sys.executable, "-m", "explorer.data.warm", "--parent", str(os.getpid())])
     try:
         process = subprocess.Popen(argv, cwd=_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

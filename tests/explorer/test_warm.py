@@ -1,6 +1,7 @@
 """The server's warming (explorer/data/warm.py) and the language counts' lock (language_tax_cache.py)."""
 from __future__ import annotations
 
+import subprocess
 import sys
 import threading
 import time
@@ -128,6 +129,31 @@ def test_start_runs_one_process_per_server_and_follows_its_progress(tmp_path: Pa
     stop.touch()  # the process ends after its bytecode line: nothing changes
     until(lambda: not any(t.name == "bpe-explorer-warm" for t in threading.enumerate()), "the process's end")
     assert warm.progress() == warm.Progress(2, 2, "", ("the second: no package",), ended=True)
+
+
+def test_on_a_warm_machine_no_page_waits_even_before_the_process_speaks(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the stamp in place the process only checks the bytecode: a page must not hold a built-in back
+    in the second before its first line (nor poll for it)."""
+    monkeypatch.delenv("PYTEST_CURRENT_TEST")
+    monkeypatch.setattr(warm, "_progress", None)
+    monkeypatch.setenv(warm.ENV_VAR, "1")
+    monkeypatch.setattr(warm, "already_warm", lambda: True)
+    go_on = tmp_path / "go on"
+    real, started = subprocess.Popen, []
+
+    def popen(argv, **kwargs):
+        started.append(argv)
+        return real([sys.executable, "-c", f"import os, time\nwhile not os.path.exists({str(go_on)!r}): "
+                     "time.sleep(0.05)\nprint('ready: built before', flush=True)"], **kwargs)
+
+    monkeypatch.setattr(warm.subprocess, "Popen", popen)
+    assert warm.start() is True
+    assert [argv[1:3] for argv in started] == [["-m", "explorer.data.warm"]]  # still started: the bytecode
+    assert warm.progress().ended and warm.waiting_for("o200k_base") == ""
+    go_on.touch()
+    until(lambda: not any(t.name == "bpe-explorer-warm" for t in threading.enumerate()), "the process's end")
+    assert warm.progress().ended and warm.waiting_for("o200k_base", languages=True) == ""
 
 
 def test_a_page_waits_for_the_warmings_count_instead_of_counting_again(tmp_path: Path,
