@@ -1,13 +1,34 @@
 """Helpers for the browser tests."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "screenshots"
+# Whole-page screenshots are for a person to look at: BPE_SCREENSHOTS=1 writes them (each costs about
+# 2 s of a busy machine, a minute of the suite). A failing browser test is always photographed (conftest).
+SCREENSHOTS_WANTED = os.environ.get("BPE_SCREENSHOTS", "").strip().lower() not in ("", "0", "false")
 
 # Elements of the current run: while a rerun is under way Streamlit keeps the previous run's
 # elements on screen, faded and marked stale, until the new ones arrive.
 LIVE = '[data-testid=stElementContainer][data-stale="false"]'
+
+
+# The app has finished its run and shows only fresh elements: the script state is back to notRunning,
+# nothing is stale and the "running" icon is gone.
+FINISHED = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  return !document.querySelector('[data-stale="true"], [data-testid^="stStatusWidgetRunning"]');
+}"""
+
+
+def settle(page, quiet_ms: int = 400, timeout_ms: int = 60_000) -> None:
+    """Wait for a state, not a time: the app has finished its run and is still finished `quiet_ms` later
+    (a rerun the last one asked for, or a fragment's, would have started by then)."""
+    page.wait_for_function(FINISHED, timeout=timeout_ms)
+    page.wait_for_timeout(quiet_ms)
+    page.wait_for_function(FINISHED, timeout=timeout_ms)
 
 
 MEASURE = (
@@ -17,8 +38,11 @@ MEASURE = (
 )
 
 
-def shoot(page, name: str) -> Path:
-    """Save a screenshot of the whole app: the main area scrolls, so the viewport grows to fit it."""
+def shoot(page, name: str) -> Path | None:
+    """With BPE_SCREENSHOTS=1, save a screenshot of the whole app (the main area scrolls, so the viewport
+    grows to fit it) and return its path; otherwise leave the page alone and return None."""
+    if not SCREENSHOTS_WANTED:
+        return None
     SCREENSHOTS.mkdir(exist_ok=True)
     page.set_viewport_size({"width": 1440, "height": 900})
     height, previous = 0, -1

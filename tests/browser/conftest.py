@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -135,13 +136,28 @@ def patient_expectations():
     expect.set_options(timeout=30_000)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test, so that the page fixture knows whether the test failed."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
 @pytest.fixture
-def page(browser, warm_server):
-    """A new browser page; fails the test if the app opens any dialog (an injected alert)."""
+def page(request, browser, warm_server):
+    """A new browser page; fails the test if the app opens any dialog (an injected alert). A test that
+    failed leaves a screenshot of what the page showed then: screenshots/failed-<test>.png."""
     context = browser.new_context(viewport={"width": 1440, "height": 1100})
     page = context.new_page()
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     yield page
+    report = getattr(request.node, "report_call", None)
+    if report is not None and report.failed:
+        SCREENSHOTS.mkdir(exist_ok=True)
+        name = re.sub(r"[^\w.-]+", "-", request.node.name)[:120]
+        with contextlib.suppress(Exception):  # a page that crashed: the test's own failure says enough
+            page.screenshot(path=str(SCREENSHOTS / f"failed-{name}.png"))
     context.close()
     assert not dialogs, f"the page opened dialogs: {dialogs}"

@@ -1,28 +1,13 @@
 """Compare, Vocabulary, Import and export, BPE-dropout in a real Chromium (server fixture: conftest.py)."""
 from __future__ import annotations
 
-import functools
 import re
 
-from browser_helpers import LIVE, SCREENSHOTS, go_to, open_expander, shoot
+from browser_helpers import LIVE, go_to, open_expander, shoot
 from playwright.sync_api import expect
 
 from bpe_core import Settings, train
 from bpe_core.formats import save_gpt2
-
-
-def shot_on_failure(test):
-    """Keep a screenshot of the page as it was when the test failed (screenshots/issue4-failed-NAME.png)."""
-    @functools.wraps(test)
-    def run(page, *args, **kwargs):
-        try:
-            return test(page, *args, **kwargs)
-        except Exception:
-            SCREENSHOTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(SCREENSHOTS / f"issue4-failed-{test.__name__}.png"), full_page=True)
-            raise
-
-    return run
 
 
 def open_page(page, server: str, link: str, title: str) -> None:
@@ -34,7 +19,6 @@ def open_page(page, server: str, link: str, title: str) -> None:
     expect(page.get_by_role("heading", level=1, name=title)).to_be_visible()
 
 
-@shot_on_failure
 def test_compare_highlights_disagreements_and_shows_bytes(page, server):
     open_page(page, server, "Compare tokenizers", "Compare tokenizers")
     columns = page.locator(f"[data-testid=stHorizontalBlock] {LIVE} .bpe-chips")
@@ -61,7 +45,6 @@ def test_compare_highlights_disagreements_and_shows_bytes(page, server):
     expect(columns.nth(0)).to_contain_text("lo")  # word mode stays text
 
 
-@shot_on_failure
 def test_export_tokenizer_json_and_round_trip(page, server, tmp_path):
     open_page(page, server, "Import and export", "Import and export")
     expect(page.get_by_text(re.compile(r"^Round trip OK: tokenizers"))).to_be_visible()
@@ -75,7 +58,6 @@ def test_export_tokenizer_json_and_round_trip(page, server, tmp_path):
     shoot(page, "issue4-files-export")
 
 
-@shot_on_failure
 def test_upload_gpt2_pair(page, server, tmp_path):
     tok = train("hello world, hello there! 日本 日本 " * 20, Settings(mode="bytes"), merges=30)
     vocab, merges = save_gpt2(tok, tmp_path / "pair")
@@ -95,7 +77,6 @@ def test_upload_gpt2_pair(page, server, tmp_path):
     expect(page.get_by_text(re.compile(r"tokenizer\.json is not valid JSON"))).to_be_visible()
 
 
-@shot_on_failure
 def test_life_story_and_jump_to_birth(page, server):
     open_page(page, server, "Vocabulary", "Vocabulary")
     picker = page.get_by_label("Token", exact=True)
@@ -111,7 +92,6 @@ def test_life_story_and_jump_to_birth(page, server):
     expect(page.get_by_text("Step 4 of 10", exact=False)).to_be_visible()
 
 
-@shot_on_failure
 def test_dropout_page(page, server):
     open_page(page, server, "BPE-dropout", "BPE-dropout")
     expect(page.locator(".js-plotly-plot")).to_be_visible()

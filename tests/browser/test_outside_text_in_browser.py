@@ -5,7 +5,7 @@ import re
 import urllib.parse
 
 import pytest
-from browser_helpers import LIVE, go_to, shoot
+from browser_helpers import LIVE, go_to, settle, shoot
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -55,8 +55,7 @@ def test_markdown_from_a_corpus_stays_text_on_every_page(page, server):
     for name in PAGES:
         go_to(page, name)
         expect(page.get_by_role("heading", level=1)).to_be_visible()
-        page.wait_for_timeout(1500)
-        expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=60_000)
+        settle(page)
         shoot(page, "outside-text-" + re.sub(r"\W+", "-", name.lower()))
         found = page.evaluate(RENDERED)
         assert found == {"links": [], "images": [], "katex": 0, "emphasis": [], "icons": [], "colour": [],
