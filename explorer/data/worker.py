@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -77,6 +77,8 @@ class Job:
         self.finished = threading.Event()
         self.cancelled = threading.Event()
         self.watched = time.monotonic()
+        self.followers = 0  # the sessions that share it (`WorkerPool.share`); 0 for a job of one caller
+        self._lock = threading.Lock()
 
     @property
     def request(self) -> object:
@@ -89,7 +91,19 @@ class Job:
         return self.finished.wait(timeout)
 
     def cancel(self) -> None:
-        self.cancelled.set()
+        """The caller no longer wants the result: the job stops, once the last of its followers says so."""
+        with self._lock:
+            self.followers = max(0, self.followers - 1)
+            if self.followers == 0:
+                self.cancelled.set()
+
+    def _follow_one_more(self) -> bool:
+        """One more session follows the job; False if it is already stopped or done."""
+        with self._lock:
+            if self.cancelled.is_set() or self.finished.is_set():
+                return False
+            self.followers += 1
+            return True
 
     def status(self) -> str:
         """The job's progress in words."""
@@ -150,6 +164,7 @@ class WorkerPool:
         self._queues: dict[str, deque[Job]] = {name: deque() for name in self.lanes}
         self._running = dict.fromkeys(self.lanes, 0)
         self.processes: dict[Job, subprocess.Popen] = {}  # the workers running (tests read it)
+        self._shared: dict[Hashable, Job] = {}  # the jobs `share` handed out, until they end
 
     @property
     def workers(self) -> int:
@@ -166,6 +181,19 @@ class WorkerPool:
     def train(self, key: Hashable, texts: Sequence[str], request: TrainRequest) -> Job:
         """Queue a training (`training_task`) and return its job at once."""
         return self.submit(key, training_task(texts, request))
+
+    def share(self, key: Hashable, make: Callable[[], Task]) -> Job:
+        """The job for `key` if one is still under way (another session asked for the same work: a
+        classroom opening one link trains once), else a new one of the task `make()` gives. The key
+        names the work (the store's: corpus digest and settings). Each caller follows the job, and
+        the job is stopped when every one of them has cancelled it (or none waits any more)."""
+        with self._cond:
+            job = self._shared.get(key)
+            if job is None or not job._follow_one_more():
+                job = self.submit(key, make())
+                job._follow_one_more()
+                self._shared[key] = job
+            return job
 
     def submit(self, key: Hashable, task: Task) -> Job:
         """Queue a task and return its job at once; a thread of the pool runs it."""
@@ -229,6 +257,9 @@ class WorkerPool:
             if job.stage != "done" and not job.error:
                 job._fail(f"the {noun} stopped without a result", lasting=False)
             job.task = _forget_texts(job.task)
+            with self._cond:
+                if self._shared.get(job.key) is job:
+                    del self._shared[job.key]
             job.finished.set()
 
     def _run(self, job: Job) -> None:

@@ -1,10 +1,11 @@
 """Cached calls into the engine and the sample corpora, for the pages.
 
-* Sample corpora and lesson results are the same for everyone: `st.cache_resource` (global).
+* Sample corpora are the same for everyone: `st.cache_resource` (global; the lessons' in `lesson_store`).
 * Corpus statistics are keyed by the corpus digest: `st.cache_data`.
 * Trained tokenizers are cached per session, keyed by (corpus digest, settings, target), in a small LRU
-  in session state bounded by size. Not `st.cache_resource`: training draws a progress bar, and
-  Streamlit replays whatever a cached function drew on every later cache hit.
+  in session state bounded by size, and offered to the other sessions for as long as one holds them
+  (`explorer/data/shared_trainings.py`; a training under way is shared too). Not `st.cache_resource`:
+  training draws a progress bar, and Streamlit replays whatever it drew on every later cache hit.
 * Training of anything but a tiny corpus, and the pages' heavy jobs (`run_task`, `run_tasks`), run in
   worker processes (`explorer/data/worker.py`): the page's thread only waits and draws, so other
   sessions' pages stay quick, and a job past its time or memory limit is stopped alone, with a message.
@@ -25,11 +26,10 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from bpe_core import BPEError, Settings, Tokenizer
-from bpe_core.analysis import mistakes
-from explorer.data import lessons
+from bpe_core import BPEError
 from explorer.data.corpus import Corpus, CorpusStats, corpus_stats, sample_corpus
-from explorer.data.tasks import Task
+from explorer.data.shared_trainings import SharedTrainings
+from explorer.data.tasks import Task, training_task
 from explorer.data.training import Trained, TrainRequest, counting_status, progress_status, train_corpus
 from explorer.data.worker import Job, WorkerPool
 from explorer.display.render import isolate, md_escape
@@ -168,6 +168,12 @@ def worker_pool() -> WorkerPool:
     return WorkerPool()
 
 
+@st.cache_resource(show_spinner=False)
+def shared_trainings() -> SharedTrainings:
+    """The bundles some session holds, for the others that ask for the same."""
+    return SharedTrainings()
+
+
 def check_request(request: TrainRequest) -> None:
     """Refuse what one session may not ask of the server (links and the sidebar clamp before this)."""
     if request.amount > MAX_APP_MERGES:
@@ -275,7 +281,7 @@ def _train_in_worker(corpus: Corpus, request: TrainRequest, key: tuple,
         job.cancel()  # one training at a time per session: the newest request wins
         job = None
     if job is None:
-        job = worker_pool().train(key, [corpus.text], request)
+        job = worker_pool().share(key, lambda: training_task([corpus.text], request))
         ss[state.TRAIN_JOB] = job
     title = md_escape(corpus.title)
     bar = slot.progress(0.0, text=f"Training on {title}: {job.status()}") if slot is not None else None
@@ -314,12 +320,16 @@ def train_cached(
     failed = ss.get(state.TRAIN_FAILED)
     if failed is not None and failed[0] == key:
         raise BPEError(failed[1])  # the same corpus and settings would fail the same way again
-    if trains_in_thread(corpus, request):
+    shared = shared_trainings().get(key)
+    if shared is not None:
+        trained, memory = shared
+    elif trains_in_thread(corpus, request):
         trained = _train_here(corpus, request, slot)
         memory = _bundle_memory(trained)
     else:
         trained, memory = _train_in_worker(corpus, request, key, slot)
     _cache_put(cache, key, trained, memory, f"{corpus.title}: {request.describe()}")
+    shared_trainings().put(key, trained, memory)
     return trained
 
 
@@ -359,42 +369,3 @@ def corpus_title(key: str) -> str:
         return get_corpus(key).title
     except BPEError:
         return key
-
-
-# ---- lessons (the same for everyone) ---------------------------------------------------------
-
-
-@st.cache_resource(show_spinner=False)
-def lesson_trained(lesson_key: str) -> Trained:
-    lesson = lessons.LESSONS[lesson_key]
-    return train_corpus([sample_text(lesson.corpus_id)], lesson.request)
-
-
-@st.cache_resource(show_spinner=False)
-def try_it_yourself() -> mistakes.TryIt:
-    return mistakes.try_it_yourself(sample_text("seed000"), lessons.TRY_IT_EXTRA)
-
-
-@st.cache_resource(show_spinner=False)
-def seed000_variant(eow: str) -> Tokenizer:
-    """The "low, lower, newest, widest" lesson's 10 merges trained with another end-of-word style."""
-    trained = train_corpus([sample_text("seed000")], TrainRequest(Settings(eow=eow), "merges", 10))
-    return trained.tokenizer
-
-
-MISMATCH_BYTES = 400_000  # characters of each corpus trained on (its start)
-MISMATCH_TEST_CHARS = 50_000  # characters at the end of each corpus, never trained on, encoded
-MISMATCH_MERGES = 1_000
-# Measured on 2 busy cores: 1.1-2 s (two trainings of 400,000 characters, four encodings of 50,000).
-MISMATCH_SPINNER = "Training on English prose and on Python code (1 to 3 seconds)…"
-
-
-@st.cache_resource(show_spinner=MISMATCH_SPINNER)
-def mismatch() -> mistakes.Mismatch:
-    """Tokens per word when the tokenizer was trained on other text: English vs Python."""
-    english = sample_text("english")
-    python = sample_text("python")
-    # Held-out test texts: the end of each corpus, never seen in training.
-    train_texts = {"English prose": english[:MISMATCH_BYTES], "Python code": python[:MISMATCH_BYTES]}
-    test_texts = {"English prose": english[-MISMATCH_TEST_CHARS:], "Python code": python[-MISMATCH_TEST_CHARS:]}
-    return mistakes.mismatch(train_texts, test_texts, merges=MISMATCH_MERGES)

@@ -8,7 +8,7 @@ from explorer.data import lessons
 from explorer.data.corpus import pasted_corpus
 from explorer.display import tables
 from explorer.display.render import Chip, chips_html, md_escape
-from explorer.ui import animation, page_header, state, store
+from explorer.ui import animation, lesson_store, page_header, state, store
 
 ss = st.session_state
 
@@ -51,7 +51,7 @@ with tab000:
     lesson = lessons.SEED000
     _open_button("seed000")
     st.markdown("Word mode, a separate `</w>` after each word, ties broken by (count, pair), **10 merges**.")
-    tok = store.lesson_trained("seed000").tokenizer
+    tok = lesson_store.lesson_trained("seed000").tokenizer
     st.dataframe(tables.lesson_merges_table(tok.trace), hide_index=True, width="stretch")
     merges = [(m.left, m.right, m.count) for m in tok.trace]
     _check(merges == lessons.EXPECTED_000_MERGES, "the 10 merges and their counts")
@@ -66,7 +66,7 @@ with tab000:
         "where. Then raise the merge count from 10 to 20 and find the point where every corpus word is "
         "a single token."
     )
-    tried = store.try_it_yourself()
+    tried = lesson_store.try_it_yourself()
     moves = tables.try_it_table(tried)
     st.dataframe(moves, hide_index=True, width="stretch")
     new = moves[moves["change"] == "new"]
@@ -96,7 +96,7 @@ with tab003:
         "Text mode (spaces are characters too), no pre-tokenizer, ties broken by the pair seen first, "
         "until the **vocabulary has 25 tokens**."
     )
-    trained = store.lesson_trained("seed003")
+    trained = lesson_store.lesson_trained("seed003")
     tok = trained.tokenizer
     st.markdown(
         f"The text has {trained.alphabet} distinct characters, so 25 tokens leave room for "
@@ -115,7 +115,7 @@ with tab002:
     st.markdown(
         "Twelve sentences about cats and dogs, lowercased, word mode with `</w>`, asking for a **vocabulary of 120**."
     )
-    trained = store.lesson_trained("seed002")
+    trained = lesson_store.lesson_trained("seed002")
     tok = trained.tokenizer
     st.markdown(
         f"After **{trained.steps} merges** every word of the corpus is a single token, so training stops there: "

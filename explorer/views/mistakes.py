@@ -8,7 +8,7 @@ from bpe_core.analysis.longest_match import WORD_CAP, differences
 from explorer.data import lessons
 from explorer.display import tables
 from explorer.display.render import token_text
-from explorer.ui import page_header, state, store
+from explorer.ui import lesson_store, page_header, state
 
 ss = st.session_state
 LONG_WORD = 80  # characters of a word shown whole in the "your tokenizer" table
@@ -27,7 +27,7 @@ st.caption(f"The mistakes the lesson \u201c{lessons.SEED000.title}\u201d warns a
            "on that lesson's corpus (10 merges) and shown next to the right answer.")
 sidebar_is_bpe = page_header.bpe_only("Common mistakes")
 
-tok = store.lesson_trained("seed000").tokenizer
+tok = lesson_store.lesson_trained("seed000").tokenizer
 
 st.header("1. Applying merges in the wrong order")
 st.markdown("The merge list is ordered, and the order is the algorithm. Here the lesson's own 10 merges are "
@@ -43,7 +43,7 @@ st.caption("Sorting by count, highest first, happens to give back the learned or
 st.header("2. No end-of-word marker")
 st.markdown("Trained without `</w>` (end-of-word style *none*), a piece at the end of a word is the same token "
             "as the same letters at the start of one.")
-plain = store.seed000_variant("none")
+plain = lesson_store.seed000_variant("none")
 _show(mistakes.marker_rows(tok, plain, ["newest", "west", "estate", "establish", "lowest"]),
       right="with </w>", wrong="no marker", same=False)
 st.markdown("With `</w>`, **st**`</w>` can only end a word, so *estate* starts with plain *e s t*. Without it, "
@@ -101,12 +101,12 @@ if current is not None and sidebar_is_bpe:
 
 st.header("4. Training on different text than you encode")
 st.markdown("A tokenizer fits the text it was trained on. Train on Python code, encode English prose, and "
-            f"words fall apart into more pieces. ({store.MISMATCH_MERGES:,} merges each, word mode, trained on the "
-            f"first {store.MISMATCH_BYTES:,} characters of each sample corpus and tested on its last "
-            f"{store.MISMATCH_TEST_CHARS:,}, never seen in training.)")
+            f"words fall apart into more pieces. ({lesson_store.MISMATCH_MERGES:,} merges each, word mode, "
+            f"trained on the first {lesson_store.MISMATCH_BYTES:,} characters of each sample corpus and tested on "
+            f"its last {lesson_store.MISMATCH_TEST_CHARS:,}, never seen in training.)")
 if st.button("Run the comparison", key=state.B_RUN_MISMATCH, icon=":material/science:") or ss[state.MISMATCH_SHOWN]:
     ss[state.MISMATCH_SHOWN] = True
-    result = store.mismatch()
+    result = lesson_store.mismatch()
     st.dataframe(tables.fertility_table(result), width="stretch")
     eng = result.encoded.index("English prose")
     st.markdown(

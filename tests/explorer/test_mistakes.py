@@ -8,7 +8,7 @@ import pytest
 from bpe_core import Settings, train
 from bpe_core.analysis import mistakes
 from bpe_core.analysis.longest_match import WORD_CAP, differences
-from explorer.ui import state, store
+from explorer.ui import lesson_store, state
 
 
 def open_mistakes(at):
@@ -92,17 +92,17 @@ def test_a_whole_text_word_is_compared_up_to_the_cap_and_says_so(app, long_text)
 
 def test_trained_on_other_text(app, monkeypatch):
     # Smaller slices than the page's (the relation is the same); the page states the sizes it used.
-    monkeypatch.setattr(store, "MISMATCH_BYTES", 60_000)
-    monkeypatch.setattr(store, "MISMATCH_TEST_CHARS", 20_000)
-    monkeypatch.setattr(store, "MISMATCH_MERGES", 300)
-    store.mismatch.clear()
+    monkeypatch.setattr(lesson_store, "MISMATCH_BYTES", 60_000)
+    monkeypatch.setattr(lesson_store, "MISMATCH_TEST_CHARS", 20_000)
+    monkeypatch.setattr(lesson_store, "MISMATCH_MERGES", 300)
+    lesson_store.mismatch.clear()
     try:
         at = open_mistakes(app)
         assert any("300 merges each, word mode, trained on the first 60,000 characters of each sample corpus and "
                    "tested on its last 20,000, never seen in training" in m.value for m in at.markdown)
         at.button(key=state.B_RUN_MISMATCH).click().run()
         assert not at.exception and at.session_state[state.MISMATCH_SHOWN]
-        result = store.mismatch()
+        result = lesson_store.mismatch()
         assert result.trained_on == ["English prose", "Python code"] and result.encoded == result.trained_on
         (eng_on_eng, code_on_eng), (eng_on_code, code_on_code) = zip(*result.fertility)
         assert eng_on_eng < code_on_eng and code_on_code < eng_on_code  # each text is cheapest for its own tokenizer
@@ -112,4 +112,4 @@ def test_trained_on_other_text(app, monkeypatch):
         assert shown == {f"encoding {name}: tokens per word": [f"{row[j]:.2f}" for row in result.fertility]
                          for j, name in enumerate(result.encoded)}
     finally:
-        store.mismatch.clear()
+        lesson_store.mismatch.clear()
