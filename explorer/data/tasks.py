@@ -16,6 +16,9 @@ LONG, SHORT = "long", "short"  # the lanes
 SHORT_TRAINING_WORK = 1_000_000_000  # characters x merges up to which a training takes the short lane
 LONG_TEXT_BYTES = 5_000_000  # a computation over this much text (an audit, a report card) takes the long lane
 TOKENIZE_HERE_BYTES = 100_000  # Tokenize encodes a text below this size in the page's thread, a longer one in workers
+# A report card over a text below this size is graded in the page's thread (about 0.2 s a tokenizer at the
+# limit, against a worker's start and model load of 0.5-2 s), one over a longer text in a worker.
+GRADE_HERE_BYTES = 100_000
 
 
 def _gib(n: int) -> str:

@@ -15,7 +15,7 @@ from explorer.data.language_tax_cache import builtin_language_stats
 from explorer.display import language_tax as tax_view
 from explorer.display import report as view
 from explorer.display.render import as_clause, isolate, md_escape
-from explorer.display.tokenize import cap_text
+from explorer.display.tokenize import cap_text, utf8_size
 from explorer.ui import page_header, state, store
 from explorer.ui import tokenizer_picker as picker
 from sample_corpora import PARALLEL_NOTE, list_languages, load_parallel
@@ -46,11 +46,16 @@ def _own_parallel(ident: str, _tok: AnyModel) -> dict[str, TextStats]:
 def _card(ident: str, corpus_digest: str, size: int, alpha: float, min_made: int, share: float,
           _tok: AnyModel, _builtin: str | None, _label: str, _text: str,
           _parallel: dict[str, TextStats] | None) -> ReportCard:
-    """A card, graded in a worker process (under its limits: the server's threads stay free)."""
+    """A card: over a short text (the lesson, a paste) graded at once here, over a longer one in a worker
+    process (under its limits: the server's threads stay free)."""
+    def grade() -> ReportCard:
+        return report_card(_tok.model, _text, parallel=_parallel, alpha=alpha, min_made=min_made, residue_share=share)
+
+    if utf8_size(_text) < tasks.GRADE_HERE_BYTES:
+        return grade()
     task = tasks.report_card_task(tasks.model_ref(_tok.model, _builtin), _text, parallel=_parallel, alpha=alpha,
                                   min_made=min_made, share=share, label=_label)
-    return store.run_task(("card", ident, corpus_digest, size), task, here=lambda: report_card(
-        _tok.model, _text, parallel=_parallel, alpha=alpha, min_made=min_made, residue_share=share))
+    return store.run_task(("card", ident, corpus_digest, size), task, here=grade)
 
 
 def _ident(key: str) -> str:

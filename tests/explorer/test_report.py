@@ -122,3 +122,23 @@ def test_an_unreadable_sample_set_is_said_with_the_command_that_rebuilds_it(app,
     assert TABLE in _table(at) and len(plotly_specs(at)) == 1  # words by number of tokens, no premium
     assert f"The multilingual sample set cannot be read: {reason}." in [shown(i.value) for i in at.info]
     assert "python -m sample_corpora build" in reason and "Django" not in reason
+
+
+def test_a_short_text_is_graded_at_once_and_a_long_one_in_a_worker(app, monkeypatch):
+    """The lesson or a paste needs no worker's start and model load; a longer text keeps the server's
+    threads free. Both give the engine's numbers."""
+    from explorer.data import tasks
+    from explorer.ui import store
+
+    sent = []
+    run_task = store.run_task
+    monkeypatch.setattr(store, "run_task", lambda key, task, *a, **k: sent.append(key) or run_task(key, task, *a, **k))
+    short = "the lowest of the newest " * 100
+    at = open_report(app, short, chosen=("builtin:gpt2",))
+    assert TABLE in _table(at) and sent == []
+    long = "the lowest of the newest " * (tasks.GRADE_HERE_BYTES // 25 + 1)
+    at = open_report(at, long, chosen=("builtin:gpt2",))
+    share = measure("single_token_word_rate")
+    expected = report_card(load_model("gpt2"), long)
+    assert view.format_value(share, share.value(expected)) in _table(at)
+    assert [key[0] for key in sent] == ["card"]
