@@ -8,8 +8,10 @@ in the child, and under Streamlit that is the app script; `worker_child.py` is t
 * a memory limit (`RLIMIT_AS`): a runaway job dies alone, with a message in words;
 * a time limit, of processor time (read from /proc where there is one): past it the process is
   terminated. A job that waits for the cores on a busy machine is not charged for the wait, so the
-  same request succeeds or fails alike on a quiet and a loaded machine; a wall-clock backstop of
-  `WALL_FACTOR` times the limit stops a job that hangs without computing;
+  same request succeeds or fails alike on a quiet and a loaded machine. A job whose processor time
+  stops growing for `STALL_AFTER` seconds is taken as hung and stopped, and one still at work after
+  `WALL_FACTOR` times the limit by the clock (a server far too busy) too, each with its own message
+  (neither kept as the settings' fault: a retry may succeed);
 * lanes: a cap on jobs at once in each lane, later ones wait their turn, first come first served.
   Big jobs take the "long" lane (as many as the cores, run at a lower priority: `nice`); small
   trainings, file reading and the like take the "short" lane, so they never wait behind two big
@@ -34,101 +36,23 @@ from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from explorer.data.job import MAX_TRAININGS, Job
 from explorer.data.tasks import LONG, SHORT, Task, training_task, with_hint
-from explorer.data.training import TrainRequest, counting_status
+from explorer.data.training import TrainRequest
 from explorer.data.worker_child import send_task
 
-MAX_TRAININGS = max(1, min(2, os.cpu_count() or 1))  # long jobs at once, server-wide
 SHORT_WORKERS = 2  # short jobs at once, server-wide, beside the long ones
 LONG_NICENESS = 10  # long jobs run at this lower priority: a page or a short job comes first
 TIME_LIMIT = 120.0  # seconds of processor time one job may use
-WALL_FACTOR = 5  # and it is stopped anyway after this many times as long by the clock
+STALL_AFTER = 120.0  # seconds by the clock in which a running job must use some processor time, or it is hung
+STALL_CPU = 0.05  # seconds of processor time that count as progress
+WALL_FACTOR = 20  # and it is stopped anyway after this many times its time limit by the clock
 MEMORY_LIMIT = 3 * 1024**3  # bytes of address space one job may use
 ABANDON_AFTER = 20.0  # seconds without anyone waiting for a job before it is stopped
 ROOT = Path(__file__).resolve().parents[2]  # so that the worker imports this checkout's explorer
 # The worker's program: read pipe descriptors, the memory limit and the niceness from argv, then run the task.
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from explorer.data.worker_child import main; "
          "main(sys.argv[2:])")
-
-
-# ---- a job, as the page sees it ----------------------------------------------------------------
-
-class Job:
-    """One task: its state while it waits and runs, then its result or the reason it failed.
-
-    Written by the pool's watcher thread, read by the page's thread.
-    """
-
-    def __init__(self, key: Hashable, task: Task) -> None:
-        self.key = key
-        self.task = task
-        self.cap = MAX_TRAININGS  # jobs of its lane the server runs at once (set by the pool)
-        self.stage = "waiting"  # waiting, running, counting, training (progress), done, failed
-        self.ahead = 0  # jobs before this one in its lane's queue
-        self.done = 0  # progress so far ("progress" messages: merges made)
-        self.counted = self.count_total = 0  # bytes of text counted so far, and in all (stage "counting")
-        self.total = 0
-        self.started = 0.0  # time.monotonic() when the worker started
-        self.result: object = None
-        self.result_bytes = 0  # size of the pickled result: a measure of its memory
-        self.error = ""
-        self.lasting = False  # the error comes from the input and settings (a retry fails the same way)
-        self.unsendable = False  # its payload cannot be pickled (a model built with a closure): run it elsewhere
-        self.finished = threading.Event()
-        self.cancelled = threading.Event()
-        self.watched = time.monotonic()
-        self.followers = 0  # the sessions that share it (`WorkerPool.share`); 0 for a job of one caller
-        self._lock = threading.Lock()
-
-    @property
-    def request(self) -> object:
-        """The task's payload (a training's `TrainRequest`)."""
-        return self.task.payload
-
-    def wait(self, timeout: float) -> bool:
-        """Wait up to `timeout` seconds for the job to finish; waiting also keeps it alive."""
-        self.watched = time.monotonic()
-        return self.finished.wait(timeout)
-
-    def cancel(self) -> None:
-        """The caller no longer wants the result: the job stops, once the last of its followers says so."""
-        with self._lock:
-            self.followers = max(0, self.followers - 1)
-            if self.followers == 0:
-                self.cancelled.set()
-
-    def _follow_one_more(self) -> bool:
-        """One more session follows the job; False if it is already stopped or done."""
-        with self._lock:
-            if self.cancelled.is_set() or self.finished.is_set():
-                return False
-            self.followers += 1
-            return True
-
-    def status(self) -> str:
-        """The job's progress in words."""
-        noun = self.task.noun
-        if self.stage == "waiting":
-            ahead = f" ({self.ahead:,} {noun}s ahead)" if self.ahead > 1 else ""
-            return f"waiting for another {noun} to finish{ahead}; the server runs {self.cap:,} at a time"
-        seconds = time.monotonic() - self.started if self.started else 0.0
-        if self.stage == "counting":
-            if self.count_total:
-                return f"{counting_status(self.counted, self.count_total)}, {seconds:.0f} s"
-            return f"counting words… {seconds:.0f} s"
-        if self.stage == "training" and self.task.progress_text is not None:
-            return f"{self.task.progress_text(self.done, self.total)}, {seconds:.0f} s"
-        if self.stage in ("running", "training"):
-            return f"{self.task.title}… {seconds:.0f} s"
-        return self.stage
-
-    def fraction(self) -> float:
-        if self.stage == "counting" and self.count_total:
-            return min(1.0, self.counted / self.count_total)
-        return min(1.0, self.done / self.total) if self.stage == "training" and self.total else 0.0
-
-    def _fail(self, message: str, *, lasting: bool) -> None:
-        self.error, self.lasting, self.stage = message, lasting, "failed"
 
 
 # ---- the pool ----------------------------------------------------------------------------------
@@ -153,6 +77,7 @@ class WorkerPool:
         memory_limit: int | None = MEMORY_LIMIT,
         abandon_after: float = ABANDON_AFTER,
         long_niceness: int = LONG_NICENESS,
+        stall_after: float = STALL_AFTER,
     ) -> None:
         if workers < 1 or short_workers < 1:
             raise ValueError("a worker pool needs at least one worker in each lane")
@@ -160,6 +85,7 @@ class WorkerPool:
         self.time_limit = time_limit
         self.memory_limit = memory_limit
         self.abandon_after = abandon_after
+        self.stall_after = stall_after
         self._cond = threading.Condition()
         self._queues: dict[str, deque[Job]] = {name: deque() for name in self.lanes}
         self._running = dict.fromkeys(self.lanes, 0)
@@ -308,15 +234,27 @@ class WorkerPool:
         task = job.task
         measured = _cpu_seconds(process.pid) is not None
         deadline = job.started + self.time_limit * (WALL_FACTOR if measured else 1)
+        moved_at, cpu_then = time.monotonic(), 0.0  # when the job last used processor time, and how much
         while True:
             if job.cancelled.is_set() or self._abandoned(job):
                 job._fail(f"the {task.noun} was cancelled", lasting=False)
                 return
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or (measured and (_cpu_seconds(process.pid) or 0.0) > self.time_limit):
+            now = time.monotonic()
+            cpu = (_cpu_seconds(process.pid) or 0.0) if measured else 0.0
+            if cpu > self.time_limit or (not measured and now >= deadline):
                 job._fail(task.time_text(self.time_limit), lasting=True)
                 return
-            if not conn.poll(min(0.2, remaining)):
+            if cpu - cpu_then >= STALL_CPU:
+                moved_at, cpu_then = now, cpu
+            elif measured and now - moved_at > self.stall_after:
+                job._fail(f"the {task.noun} stopped making progress (no processor time for "
+                          f"{self.stall_after:,.0f} s) and was stopped; try again", lasting=False)
+                return
+            if measured and now >= deadline:
+                job._fail(f"the server was too busy to finish the {task.noun} in "
+                          f"{(now - job.started) / 60:,.0f} minutes, so it was stopped; try again later", lasting=False)
+                return
+            if not conn.poll(min(0.2, max(deadline - now, 0.01))):
                 if process.poll() is not None and not conn.poll(0):
                     self._died(job, process)
                     return

@@ -59,7 +59,8 @@ def _on_screen(what: str, box: dict) -> None:
 def _measure(page, name: str) -> dict:
     """Pause the player, wait for its frame and curve, screenshot, and check the first screen."""
     root = page.locator(".bp-root.bp-presenter")
-    expect(root).to_be_visible(timeout=LONG)
+    expect(root.or_(page.locator(ERRORS)).first).to_be_visible(timeout=LONG)  # a training that failed says so
+    expect(page.locator(ERRORS)).to_have_count(0)
     if root.get_attribute("data-playing") == "true":
         page.locator(".bp-play").click()
     expect(root).to_have_attribute("data-playing", "false")

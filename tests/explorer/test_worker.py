@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from bpe_core import Settings
+from explorer.data import worker
 from explorer.data.tasks import LONG, SHORT, Task, memory_message, time_message, training_task
 from explorer.data.training import TrainRequest, train_corpus
 from explorer.data.worker import WorkerPool
@@ -159,6 +160,25 @@ def test_a_small_training_does_not_wait_behind_big_ones(english):
     finish(big)
     finish(queued)
     assert pool.running == 0 and pool.waiting == 0
+
+
+def test_a_job_that_stops_computing_is_stopped_as_hung_and_may_be_retried():
+    """A sleeping job uses no processor time: past `stall_after` it is taken as hung, said so (not as a
+    time limit it never met), and the settings are not blamed (a retry is allowed)."""
+    pool = WorkerPool(workers=1, time_limit=60.0, stall_after=1.0)
+    hung = finish(pool.submit("hung", Task("tests.worker_jobs:wait", payload=60.0, noun="test", what="the test")))
+    assert hung.result is None and not hung.lasting
+    assert hung.error == "the test stopped making progress (no processor time for 1 s) and was stopped; try again"
+
+
+def test_a_job_slowed_by_a_busy_machine_is_not_told_it_met_the_time_limit(monkeypatch):
+    """Past WALL_FACTOR times the limit by the clock, while still under it in processor time: the message
+    says the server was busy, and a retry is allowed."""
+    monkeypatch.setattr(worker, "WALL_FACTOR", 3)  # 3 x 1 s by the clock; its start uses far less processor time
+    pool = WorkerPool(workers=1, time_limit=1.0, stall_after=60.0)
+    slow = finish(pool.submit("slow", Task("tests.worker_jobs:wait", payload=30.0, noun="test", what="the test")))
+    assert slow.result is None and not slow.lasting
+    assert slow.error.startswith("the server was too busy to finish the test in ") and "try again later" in slow.error
 
 
 def test_the_time_limit_counts_the_processors_time_not_the_wait():
