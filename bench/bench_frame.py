@@ -2,9 +2,10 @@
 
     python bench/bench_frame.py                       # word, text and bytes modes
     python bench/bench_frame.py --modes word --merges 5000
+    python bench/bench_frame.py --mb 0.3 --merges 300      # a quick look (the smoke test's)
 
 The browser plays and scrubs the frames on its own (explorer/ui/player); the server builds them a
-window at a time (`frames.frame_window`) and sends them as JSON. For each mode this prints the
+window at a time (the family's `player.window`) and sends them as JSON. For each mode this prints the
 window a page opens with (a training of at most 6,000 merges in word or bytes mode is sent whole),
 the small window a far scrub asks for, and the window asked for ahead while playing: median server
 time of a few builds, and the size of the JSON. Streamlit's own cost for a rerun comes on top.
@@ -18,9 +19,9 @@ import time
 
 from bpe_core import Settings
 from explorer.data.training import TrainRequest, train_corpus
-from explorer.display.frames import frame_window, passage_mode
+from explorer.display.frames import passage_mode
 from explorer.ui import player
-from explorer.ui.animation import WORDS_SHOWN
+from explorer.ui.animation import WORDS_SHOWN, frames_of
 from sample_corpora import load_corpus
 
 DEFAULT_MERGES = {"word": 5000, "text": 2000, "bytes": 2000}
@@ -32,7 +33,7 @@ def timed_window(trained, first: int, last: int, repeats: int) -> tuple[float, i
     window = None
     for _ in range(repeats):
         started = time.perf_counter()
-        window = frame_window(trained, first, last, words=WORDS_SHOWN)
+        window = frames_of(trained).window(trained, first, last, words=WORDS_SHOWN)
         times.append((time.perf_counter() - started) * 1000)
     return statistics.median(times), len(json.dumps(window).encode("utf-8"))
 
@@ -43,9 +44,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", default="word,text,bytes")
     parser.add_argument("--merges", type=int, default=None, help="default: 5,000 in word mode, 2,000 otherwise")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--mb", type=float, default=None, help="only the corpus's first MB (default: all of it)")
     args = parser.parse_args(argv)
 
     text = load_corpus(args.corpus)
+    if args.mb is not None:
+        text = text.encode("utf-8")[:int(args.mb * 1e6)].decode("utf-8", "ignore")
     print(f"corpus {args.corpus}: {len(text.encode('utf-8')) / 1e6:.2f} MB")
     for mode in args.modes.split(","):
         merges = args.merges or DEFAULT_MERGES[mode]

@@ -15,10 +15,12 @@ What keeps the Python loop short (training spends its time there):
 """
 from __future__ import annotations
 
+from array import array
 from collections import Counter, defaultdict
-from collections.abc import Mapping
-from itertools import accumulate, chain, repeat
+from collections.abc import Callable, Mapping, MutableSequence, Sequence
+from itertools import accumulate, chain, islice, repeat
 from operator import add, mul
+from typing import cast
 
 from .pretokenize import byte_to_char
 from .settings import Settings
@@ -26,6 +28,8 @@ from .settings import Settings
 # A pair of symbol ids packed into one int: left << SHIFT | right.
 SHIFT = 32
 MASK = (1 << SHIFT) - 1
+SORT_BLOCK = 1 << 18  # positions sorted at once while the index is built
+LEAN_POSITIONS = 1_000_000  # above this many positions the index keeps arrays, not lists
 
 
 def symbol_ids(
@@ -77,17 +81,39 @@ def symbol_ids(
 
 
 class PairIndex:
-    """The linked list of all positions, each pair's count and positions, each symbol's uses."""
+    """The linked list of all positions, each pair's count and positions, each symbol's uses.
 
-    def __init__(self, sym: list[int], lengths: list[int], weights: list[int], base_size: int) -> None:
+    Two layouts, one behaviour: up to `LEAN_POSITIONS` positions the links and the pairs'
+    positions are lists (fastest to read); above it they are arrays of machine integers, a
+    quarter of the memory (a list holds an 8-byte pointer to a 32-byte int object for every
+    position), for about a fifth more time. `lean` forces either.
+    """
+
+    def __init__(self, sym: MutableSequence[int], lengths: list[int], weights: list[int], base_size: int, *,
+                 lean: bool | None = None) -> None:
         size = len(sym)
-        positions = list(range(size))
-        # The links share the positions' int objects (a third less memory than new ranges).
-        nxt = positions[1:]
-        prv = positions[:-1]
-        if size:
-            nxt.append(-1)
-            prv.insert(0, -1)
+        self.lean = lean = size > LEAN_POSITIONS if lean is None else lean
+        self.typecode = typecode = _typecode(size + 1)  # for positions (and -1)
+        nxt: MutableSequence[int]
+        prv: MutableSequence[int]
+        if lean:
+            numbers: Sequence[int] = range(size)
+            sym = array("i", sym)
+            nxt = array(typecode, range(1, size + 1))
+            prv = array(typecode, range(-1, size - 1))
+            code = _typecode(max(weights, default=0))
+            weighted = chain.from_iterable(map(repeat, weights, lengths))
+            if code and len(set(weights)) == 1:
+                wt: Sequence[int] = array(code, weights[:1]) * size  # one word, or words of one count
+            else:
+                wt = array(code, weighted) if code else list(weighted)
+        else:
+            sym = sym if isinstance(sym, list) else list(sym)
+            positions = list(range(-1, size + 1))  # the links and the index share these int objects
+            nxt = positions[2:]
+            prv = positions[:-2]
+            numbers = positions[1:-1]
+            wt = list(chain.from_iterable(map(repeat, weights, lengths)))
         for end in accumulate(lengths):
             nxt[end - 1] = -1
             if end < size:
@@ -95,9 +121,9 @@ class PairIndex:
         self.sym = sym  # symbol id at each position; -1 once merged into its left neighbour
         self.nxt = nxt
         self.prv = prv
-        self.wt = list(chain.from_iterable(map(repeat, weights, lengths)))  # the word's count
-        self.counts, self.where = _index_pairs(positions, sym, lengths, weights, base_size)
-        self.total = sum(self.wt)  # tokens in the corpus
+        self.wt = wt  # the count of the word each position is in
+        self.counts, self.where = _index_pairs(sym, lengths, weights, base_size, numbers, self._bucket)
+        self.total = sum(map(mul, weights, lengths))  # tokens in the corpus
         self.multi = sum(1 for m in lengths if m > 1)  # distinct words longer than one token
         # Each symbol's uses: every position starts a pair or ends a word.
         self.usage: defaultdict[int, int] = defaultdict(int)
@@ -108,6 +134,10 @@ class PairIndex:
         self.visited = 0  # positions looked at by all merges: what makes training incremental
         self._first: dict[int, int] = {}  # pairs' earliest positions, where known and current
 
+    def _bucket(self, positions: list[int]) -> MutableSequence[int]:
+        """A pair's positions as the layout keeps them (`positions` is the caller's to give away)."""
+        return array(self.typecode, positions) if self.lean else positions
+
     def earliest(self, key: int) -> int:
         """The pair's first position in the corpus (the `first` tie-break). Cached until the
         pair changes; looking it up also drops the stale positions from the pair's index."""
@@ -115,9 +145,8 @@ class PairIndex:
         if p is None:
             sym, nxt = self.sym, self.nxt
             a, b = key >> SHIFT, key & MASK
-            live = [p for p in self.where[key] if sym[p] == a and nxt[p] != -1 and sym[nxt[p]] == b]
-            live.sort()
-            self.where[key] = live
+            live = sorted(p for p in self.where[key] if sym[p] == a and nxt[p] != -1 and sym[nxt[p]] == b)
+            self.where[key] = self._bucket(live)
             p = self._first[key] = live[0]
         return p
 
@@ -127,7 +156,8 @@ class PairIndex:
         the pairs that lost (x + a, b + y) only lost."""
         a, b = key >> SHIFT, key & MASK
         sym, nxt, prv, counts, where = self.sym, self.nxt, self.prv, self.counts, self.where
-        positions = where.pop(key)
+        held = where.pop(key)
+        positions: list[int] = held.tolist() if isinstance(held, array) else cast(list, held)
         positions.sort()  # ascending runs, one from each merge that added to them: a quick sort
         self.visited += len(positions)
         del counts[key]
@@ -142,6 +172,7 @@ class PairIndex:
         left_weight: defaultdict[int, int] = defaultdict(int)
         right_weight: defaultdict[int, int] = defaultdict(int)
         wt = self.wt
+        keep = self._bucket
         made = 0
         multi = self.multi
         for p in positions:
@@ -188,9 +219,9 @@ class PairIndex:
             counts[pair] += moved
             bucket = where.get(pair)
             if bucket is None:
-                where[pair] = at
+                where[pair] = keep(at)
             else:
-                bucket += at
+                bucket.extend(at)
         for old in emptied:
             if counts[old] <= 0:
                 del counts[old]
@@ -203,37 +234,63 @@ class PairIndex:
 
 
 def _index_pairs(
-    positions: list[int], sym: list[int], lengths: list[int], weights: list[int], base_size: int
-) -> tuple[defaultdict[int, int], dict[int, list[int]]]:
-    """Each pair's weighted count and its positions, ascending, before any merge.
+    sym: Sequence[int], lengths: list[int], weights: list[int], base_size: int, numbers: Sequence[int],
+    bucket: Callable[[list[int]], MutableSequence[int]],
+) -> tuple[defaultdict[int, int], dict[int, MutableSequence[int]]]:
+    """Each pair's weighted count and its positions, ascending (kept by `bucket`), before any merge.
+    `numbers[p]` is p (the int objects the positions are to share).
 
     Here pairs are numbered left * base_size + right (small ints sort fastest). The counts come
-    from one C-level Counter per distinct word count, the positions from one sort by pair.
+    from one C-level Counter per distinct word count, the positions from a sort by pair of
+    `SORT_BLOCK` positions at a time (one sort of a whole long text would hold two int objects
+    for every position at once).
     """
-    keys = list(map(add, map(mul, sym, repeat(base_size)), sym[1:]))
+    size = len(sym)
+    pairs = map(add, map(mul, sym, repeat(base_size)), islice(sym, 1, None))
+    keys: MutableSequence[int] = array(_typecode(base_size**2), pairs) if isinstance(sym, array) else list(pairs)
     keys.append(-1)
     for end in accumulate(lengths):
         keys[end - 1] = -1  # no pair starts at a word's last symbol
-    by_weight: defaultdict[int, list[int]] = defaultdict(list)
-    for end, m, n in zip(accumulate(lengths), lengths, weights):
-        if m > 1:
-            by_weight[n] += keys[end - m:end - 1]
     counts: defaultdict[int, int] = defaultdict(int)
-    sizes: defaultdict[int, int] = defaultdict(int)
-    for n, occurring in by_weight.items():
-        for key, c in Counter(occurring).items():
-            counts[key] += c * n
-            sizes[key] += c
-    del by_weight
-    order = sorted(positions, key=keys.__getitem__)
+    uniform = len(set(weights)) == 1  # one count for every word (text mode: one word)
+    if not uniform:
+        by_weight: defaultdict[int, list[int]] = defaultdict(list)
+        for end, m, n in zip(accumulate(lengths), lengths, weights):
+            if m > 1:
+                by_weight[n] += keys[end - m:end - 1]
+        for n, occurring in by_weight.items():
+            for key, c in Counter(occurring).items():
+                counts[key] += c * n
+        del by_weight
+    found: dict[int, MutableSequence[int]] = {}
+    key_at = keys.__getitem__
+    for low in range(0, size, SORT_BLOCK):
+        high = min(size, low + SORT_BLOCK)
+        order = sorted(numbers[low:high], key=key_at)
+        start = 0
+        for key, n in sorted(Counter(keys[low:high]).items()):
+            if uniform:
+                counts[key] += n * weights[0]
+            held = found.get(key)
+            if held is None:
+                found[key] = bucket(order[start:start + n])
+            else:
+                held.extend(order[start:start + n])
+            start += n
     del keys
-    start = len(order) - sum(sizes.values())  # the word ends (-1) sort first
+    found.pop(-1, None)  # the word ends
     pair_counts: defaultdict[int, int] = defaultdict(int)
-    where: dict[int, list[int]] = {}
-    for key in sorted(sizes):
+    where: dict[int, MutableSequence[int]] = {}
+    for key in sorted(found):
         left, right = divmod(key, base_size)
         packed = left << SHIFT | right
         pair_counts[packed] = counts[key]
-        where[packed] = order[start:start + sizes[key]]
-        start += sizes[key]
+        where[packed] = found[key]
     return pair_counts, where
+
+
+def _typecode(largest: int) -> str:
+    """The array type that holds -1 to `largest` ('' when none does: a plain list then)."""
+    if largest < 2**31:
+        return "i"
+    return "q" if largest < 2**63 else ""

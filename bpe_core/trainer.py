@@ -285,6 +285,7 @@ def _train(
     tokens: list[str] = list(base)
     ids = {s: i for i, s in enumerate(base)}
     index = PairIndex(sym, lengths, weights, len(base))
+    del sym  # the index keeps its own copy (a long text's as an array)
     queue = _PairQueue(index, tokens, settings.tie_break, max_token_length)
 
     initial_tokens, initial_multi = index.total, index.multi
@@ -351,6 +352,6 @@ def _train(
         distinct_words=len(weights),
         stop_reason=stop_reason,
         requested_merges=wanted,
-        stats={"positions": len(sym), "positions_visited": index.visited},
+        stats={"positions": len(index.sym), "positions_visited": index.visited},
         final_usage={tokens[s]: n for s, n in sorted(index.usage.items()) if n},
     )

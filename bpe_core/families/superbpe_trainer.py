@@ -188,6 +188,7 @@ def _phase_two(
         return _PhaseTwo([], [], "phase one reached the vocabulary size: no phase two", 0)
     sym, lengths, weights = _replayed(word_counts, earlier, ids)
     index = PairIndex(sym, lengths, weights, len(tokens))
+    del sym  # the index keeps its own copy (a long text's as an array)
     queue = _RuledQueue(index, tokens, settings.tie_break, max_token_length, max_words=max_words, colon_rule=colon_rule)
     initial = index.total
     steps: list[SuperBPEStep] = []

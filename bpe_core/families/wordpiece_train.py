@@ -15,7 +15,10 @@ valid while the pair's count and both symbol counts still equal the ones it was 
 
 Scores are compared exactly: the heap orders by the float score, which is monotone in the exact
 fraction (int / int is correctly rounded), so only entries with the same float can be out of
-order; those are popped together and ordered by the exact fraction.
+order. Those are popped together and ordered by the exact fraction, unless the best one's pair
+count is too small for any other fraction to share its float (`EXACT_FLOATS`): late in training
+thousands of rare pairs score exactly 1, and popping them all at every step made training
+quadratic.
 """
 from __future__ import annotations
 
@@ -26,6 +29,10 @@ from fractions import Fraction
 from typing import Any
 
 Pair = tuple[int, int]
+
+# Two different fractions p/q and p'/q' differ by at least 1/(q q'), a relative 1/(p q') of p/q; when
+# p q' is below this, far more than the spacing of floats near p/q, so their floats differ too.
+EXACT_FLOATS = 2**48
 
 
 @dataclass(frozen=True)
@@ -117,19 +124,28 @@ def train_merges(
     heap = [_entry(pair, pair_count, sym_count, names) for pair in pair_count]
     heapq.heapify(heap)
 
+    # `most` bounds every count, a pair's and a symbol's (only a token made again can grow past it).
+    most = max(sym_count, default=1)
+
     def pop_best() -> tuple[Any, ...] | None:
         while heap:
             top = heapq.heappop(heap)
             if not valid(top):
                 continue
+            p, q = -top[1], top[6] * top[7]
+            if p * most * most < EXACT_FLOATS or q * most < EXACT_FLOATS:
+                # No other fraction p2/q2 can share its float (p q2 or p2 q is below the bound):
+                # the heap's order is exact.
+                return top
             group = {(top[4], top[5]): top}
             while heap and heap[0][0] == top[0]:  # same float score: order exactly
                 e = heapq.heappop(heap)
                 if valid(e):
                     group.setdefault((e[4], e[5]), e)
-            if len(group) == 1:
-                return top
-            ranked = sorted(group.values(), key=lambda e: (-Fraction(-e[1], e[6] * e[7]), e[1], e[2], e[3]))
+            if all(-e[1] * q == p * e[6] * e[7] for e in group.values()):
+                ranked = sorted(group.values())  # all the same fraction: the heap's order
+            else:
+                ranked = sorted(group.values(), key=lambda e: (-Fraction(-e[1], e[6] * e[7]), e[1], e[2], e[3]))
             for e in ranked[1:]:
                 heapq.heappush(heap, e)
             return ranked[0]
@@ -176,6 +192,7 @@ def train_merges(
             sym_count[b] -= k
             sym_count[t] += k
             seqs[i] = new
+        most = max(most, sym_count[t])
         changed = []
         for pair, d in delta.items():
             if not d:

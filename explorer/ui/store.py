@@ -323,13 +323,14 @@ def train_cached(
     shared = shared_trainings().get(key)
     if shared is not None:
         trained, memory = shared
-    elif trains_in_thread(corpus, request):
-        trained = _train_here(corpus, request, slot)
-        memory = _bundle_memory(trained)
     else:
-        trained, memory = _train_in_worker(corpus, request, key, slot)
+        if trains_in_thread(corpus, request):
+            trained = _train_here(corpus, request, slot)
+            memory = _bundle_memory(trained)
+        else:
+            trained, memory = _train_in_worker(corpus, request, key, slot)
+        shared_trainings().put(key, trained, memory)
     _cache_put(cache, key, trained, memory, f"{corpus.title}: {request.describe()}")
-    shared_trainings().put(key, trained, memory)
     return trained
 
 

@@ -215,3 +215,21 @@ def test_superbpe_benchmark_quick(tmp_path: Path) -> None:
     data = _run("bench_superbpe.py", tmp_path / "superbpe.json")
     assert data["same_ids"] is True and data["reference_agrees"] is True
     assert data["fewer_than_bpe_percent"] > 0 and data["ours"]["vocab"] == [2000, 2000]
+
+
+def test_text_mode_benchmark_quick(tmp_path: Path) -> None:
+    """Fresh processes train the text as the app's worker does, and report a time and a peak memory."""
+    data = _run("bench_text_mode.py", tmp_path / "text_mode.json")
+    assert data["same"] is True
+    (run,) = data["runs"]
+    assert run["merges"] == 200 and run["peak_mb"] >= run["before_mb"] > 0 and run["seconds"] > 0
+
+
+def test_frame_benchmark_runs_on_every_mode() -> None:
+    """The player's windows, built by each family's `player.window`, for word, text and bytes mode."""
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_frame.py"), "--mb", "0.2", "--merges", "150",
+                           "--repeats", "1"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert [line.split(",")[0] for line in proc.stdout.splitlines() if " mode, " in line] == [
+        "word mode", "text mode", "bytes mode"]
+    assert "far scrub to step 75" in proc.stdout

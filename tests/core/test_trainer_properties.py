@@ -1,12 +1,15 @@
 """The incremental trainer against the lessons' recount-everything trainer, on random corpora."""
 from __future__ import annotations
 
+from array import array
+from unittest.mock import patch
+
 import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
-from bpe_core import Settings, encode_ranked, encode_replay, train
+from bpe_core import Settings, encode_ranked, encode_replay, pair_index, train
 from bpe_core.pretokenize import count_words, word_symbols
 from bpe_core.reference import reference_steps, reference_train
 from bpe_core.trainer import Descending, train_counts
@@ -218,3 +221,34 @@ def test_long_text_mode_tokens_keep_training_memory_near_their_own_size():
     # The tokens (one byte a character here), their sort keys (the same) and the corpus's index:
     # about 3 bytes a token character (3.0 MB). Sort keys of one int a character took 42 (38 MB).
     assert peak < 6 * token_chars
+
+
+@hyp_settings(**PROFILE)
+@given(texts=corpora, which=st.sampled_from(SETTINGS), merges=st.integers(0, 25))
+def test_both_layouts_of_the_index_train_alike(texts, which, merges):
+    """A long text's index keeps arrays (a quarter of the memory), a short one lists: the same
+    merges, runners-up, counts and usage either way, and the reference's merges."""
+    counts = count_words(texts, which)
+    if not counts:
+        return
+    with patch.object(pair_index, "LEAN_POSITIONS", -1):
+        lean = train_counts(counts, which, merges=merges)
+    with patch.object(pair_index, "LEAN_POSITIONS", 10**9):
+        lists = train_counts(counts, which, merges=merges)
+    assert (lean.trace, lean.top_pairs, lean.final_usage, lean.stats) == (
+        lists.trace, lists.top_pairs, lists.final_usage, lists.stats)
+    assert [(m.left, m.right, m.count, m.total_tokens) for m in lean.trace] == reference_train(
+        counts, which, merges=merges)
+
+
+def test_a_long_text_is_indexed_in_arrays_and_a_short_one_in_lists():
+    settings = Settings(mode="text", pretokenizer="none")
+    for text, lean in (("the cat sat " * 100_000, True), ("the cat sat " * 1_000, False)):
+        base, sym, lengths, weights = pair_index.symbol_ids({text: 1}, settings)
+        index = pair_index.PairIndex(sym, lengths, weights, len(base))
+        assert index.lean is lean
+        assert all(isinstance(x, array if lean else list) for x in (index.sym, index.nxt, index.prv, index.wt))
+        assert all(isinstance(x, array if lean else list) for x in index.where.values())
+        # "t" + "h" at every "the": positions 0, 12, 24, ...
+        the = next(k for k in index.where if (base[k >> pair_index.SHIFT], base[k & pair_index.MASK]) == ("t", "h"))
+        assert list(index.where[the][:3]) == [0, 12, 24] and index.counts[the] == len(text) // 12

@@ -4,6 +4,7 @@ normalizer and WordPiece decoder loaded from our `to_hf_dict()`)."""
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from fractions import Fraction
 
@@ -17,7 +18,7 @@ from bpe_core.families import WordPieceModel, train_wordpiece, train_wordpiece_f
 from bpe_core.families.wordpiece import dumps, loads
 from bpe_core.families.wordpiece_reference import reference_train
 from bpe_core.families.wordpiece_text import count_words, split_words
-from bpe_core.families.wordpiece_train import train_merges
+from bpe_core.families.wordpiece_train import EXACT_FLOATS, train_merges
 from bpe_core.pretokenize import count_words as count_whitespace_words
 from tests.conftest import require
 
@@ -81,6 +82,44 @@ def test_scores_are_compared_exactly_not_as_floats() -> None:
     assert 1 / 2**60 == 1 / (2**60 + 1)
     assert [step.token for step in model.trace] == ["ab"]
     assert reference_train(counts, vocab_size=6, specials=["[UNK]"], prefix="##")[0][-1] == "ab"
+
+
+@given(st.integers(1, 2**20), st.integers(2, 2**34), st.integers(0, 2**24))
+@hyp_settings(**PROFILE)
+def test_fractions_that_share_a_float_are_past_the_fast_paths_bound(p: int, q: int, k: int) -> None:
+    """The trainer takes the heap's best entry without ordering equal floats exactly when its
+    pair count times any possible denominator is below `EXACT_FLOATS`: below that, two different
+    fractions never round to the same float. Checked on the closest fractions there are: p2/q2
+    with p q2 - p2 q = 1 (neighbours in the Farey sequence)."""
+    if math.gcd(p, q) != 1:
+        p //= math.gcd(p, q)
+        q //= math.gcd(p, q) or 1
+    if q < 2 or math.gcd(p, q) != 1:
+        return
+    q2 = pow(p, -1, q) + k * q
+    p2 = (p * q2 - 1) // q
+    assert p * q2 - p2 * q == 1
+    if p * q2 < EXACT_FLOATS:
+        assert p / q != p2 / q2, (p, q, p2, q2)
+
+
+def test_the_fast_paths_bound_is_below_the_first_shared_float() -> None:
+    """Neighbours that do share a float (found by search): their p q2 is about 2**53.8, so the
+    fast path must not take a pair count this large or the trainer would order them wrongly."""
+    p, q, p2, q2 = 112657, 16786243, 926810792, 138097687401
+    assert p / q == p2 / q2 and Fraction(p, q) != Fraction(p2, q2)
+    assert p * q2 >= EXACT_FLOATS
+
+
+def test_late_ties_with_one_score_are_ordered_like_the_reference() -> None:
+    """Words of three characters found nowhere else: every pair scores 1/count (1, 1/2 or 1/3), so
+    hundreds of pairs share each score, as rare pairs do late in a real training. The fast path
+    takes them in the heap's order (higher pair count, then the strings), the reference's order."""
+    words = {"".join(chr(0x4E00 + 3 * i + k) for k in range(3)): 1 + i % 3 for i in range(300)}
+    args = dict(vocab_size=2_000, specials=["[UNK]"], prefix="##")
+    vocab, trace = train_merges(words, **args)
+    assert len(trace) == 600 and {step.score for step in trace} == {1.0, 1 / 2, 1 / 3}
+    assert (vocab, trace) == reference_train(words, **args)
 
 
 @given(st.dictionaries(st.text("abcé", min_size=1, max_size=7), st.integers(1, 6), min_size=1, max_size=6),
