@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"text mode, {first['bytes'] / 1e6:.2f} MB of the English sample, {first['merges']:,} merges, "
           f"{len(runs)} fresh process{'es' if len(runs) > 1 else ''}")
     for i, r in enumerate(runs, 1):
-        print(f"  run {i}: {r['seconds']:.2f} s, peak {r['peak_mb']:.0f} MB (held {r['before_mb']:.0f} MB before training)")
+        print(f"  run {i}: {r['seconds']:.2f} s, peak {r['peak_mb']:.0f} MB "
+              f"(held {r['before_mb']:.0f} MB before training)")
     print(f"median: {seconds:.2f} s ({seconds / TARGET_SECONDS:.2f}x the {TARGET_SECONDS:.0f} s target), "
           f"peak {peak:.0f} MB ({peak / TARGET_MB:.2f}x the {TARGET_MB:.0f} MB target)")
     same = len({(r["merges"], r["last"]) for r in runs}) == 1

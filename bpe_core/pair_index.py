@@ -10,8 +10,8 @@ What keeps the Python loop short (training spends its time there):
 - The index may hold stale positions; each is checked when it is visited.
 - A merge first rewires the list, grouping the neighbours of its occurrences by symbol; then
   each group moves its weight from the pair it broke to the pair it made, in one step.
-- The initial index is built by C-level passes and one sort, not by a dictionary update for
-  every symbol.
+- The initial index is built by C-level passes and sorts (a block of positions at a time), not
+  by a dictionary update for every symbol.
 """
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ class PairIndex:
     Two layouts, one behaviour: up to `LEAN_POSITIONS` positions the links and the pairs'
     positions are lists (fastest to read); above it they are arrays of machine integers, a
     quarter of the memory (a list holds an 8-byte pointer to a 32-byte int object for every
-    position), for about a fifth more time. `lean` forces either.
+    position), for 10 to 25% more time. `lean` forces either.
     """
 
     def __init__(self, sym: MutableSequence[int], lengths: list[int], weights: list[int], base_size: int, *,
@@ -241,7 +241,8 @@ def _index_pairs(
     `numbers[p]` is p (the int objects the positions are to share).
 
     Here pairs are numbered left * base_size + right (small ints sort fastest). The counts come
-    from one C-level Counter per distinct word count, the positions from a sort by pair of
+    from C-level Counters (one per block when every word has the same count, else one per
+    distinct count), the positions from a sort by pair of
     `SORT_BLOCK` positions at a time (one sort of a whole long text would hold two int objects
     for every position at once).
     """

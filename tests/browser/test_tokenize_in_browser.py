@@ -80,6 +80,9 @@ def test_a_tokenizers_parts_step_by_step(page, server):
     shoot(page, "tokenize-parts")
 
 
+# The text area's watcher has run: until its script is in the page, an input event is heard by no one
+# (the box keeps the text, and a blur or Ctrl+Enter still sends it).
+LISTENING = "() => { const l = globalThis.__bpeLiveText; return !!(l && l.installed && l.watchers.size); }"
 PASTE = """(box, text) => { box.focus();
   Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, text);
   box.dispatchEvent(new Event('input', {bubbles: true})); }"""
@@ -90,6 +93,7 @@ def test_tokens_follow_typing_with_no_commit(page, server):
     pause, so runs happen between them (on a long text, while the next keys are typed): none is lost."""
     page.goto(f"{server}/tokenize")
     expect(chips(page)).to_have_count(3, timeout=60_000)
+    page.wait_for_function(LISTENING, timeout=60_000)
     box = page.get_by_label("Text to tokenize")
     long = "The quick brown fox jumps over the lazy dog. " * 5000  # 225,000 characters
     box.evaluate(PASTE, long)  # as a paste: one input event, no commit

@@ -257,4 +257,5 @@ def test_text_typed_is_kept_without_writing_the_box_back(app):
     at.button(key=state.TOK_EXAMPLE + "python").click().run()
     assert at.text_area(key=state.TOK_W_TEXT).value == view.excerpt(load_corpus("python"))
     (watcher,) = [el for el in at.get("bidi_component") if el.proto.component_name == "bpe_explorer.live_text"]
-    assert json.loads(watcher.proto.json) == {"watch": state.TOK_W_TEXT, "delay": live_text.DELAY_MS}
+    assert json.loads(watcher.proto.json) == {"watch": state.TOK_W_TEXT, "delay": live_text.DELAY_MS,
+                                              "crc": live_text.box_crc(view.excerpt(load_corpus("python")))}

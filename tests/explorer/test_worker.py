@@ -88,7 +88,8 @@ def test_a_training_over_the_time_limit_is_stopped_with_a_message(english):
 
 def test_a_training_over_the_memory_limit_is_reported_in_words(english):
     pool = WorkerPool(workers=1, memory_limit=400 * 1024**2)
-    job = finish(pool.train("key", [english], HEAVY))
+    # 15 MB in text mode (three different texts), about 600 MB to train (5 MB now fits in 400 MB).
+    job = finish(pool.train("key", [english, english[::-1], english.upper()], HEAVY))
     assert job.result is None
     assert job.error == memory_message(400 * 1024**2)
     assert job.error.startswith("this corpus with these settings needs more than 400 MB of memory")

@@ -19,6 +19,7 @@ known to hold) and `watcher_key(key)` (the watcher component).
 """
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -57,8 +58,15 @@ def text_area(label: str, *, key: str, value_key: str, delay_ms: int = DELAY_MS,
         ss[key] = value
         ss[shown_key(key)] = value
     st.text_area(label, key=key, on_change=partial(_committed, key, value_key), **options)
-    _watcher(key=watcher_key(key), data={"watch": key, "delay": delay_ms},
+    _watcher(key=watcher_key(key), data={"watch": key, "delay": delay_ms, "crc": box_crc(ss.get(shown_key(key)))},
              on_text_change=partial(_typed, key, value_key), height=0)
+
+
+def box_crc(text: object) -> int:
+    """The CRC-32 of the text as a browser's text area holds it (line ends as "\n", UTF-16): the
+    watcher compares it with the box's when it starts, to send a text typed before it listened."""
+    shown = text.replace("\r\n", "\n").replace("\r", "\n") if isinstance(text, str) else ""
+    return zlib.crc32(shown.encode("utf-16-le", "surrogatepass"))
 
 
 def _committed(key: str, value_key: str) -> None:

@@ -32,14 +32,44 @@ if (!LIVE.installed) {
   LIVE.installed = true;
 }
 
+let crcTable = null;
+
+// CRC-32 of the text's UTF-16LE bytes: Python's zlib.crc32(text.encode("utf-16-le")).
+function crc32(text) {
+  if (!crcTable) {
+    crcTable = new Int32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      crcTable[n] = c;
+    }
+  }
+  let crc = -1;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    crc = crcTable[(crc ^ unit) & 0xff] ^ (crc >>> 8);
+    crc = crcTable[(crc ^ (unit >>> 8)) & 0xff] ^ (crc >>> 8);
+  }
+  return (crc ^ -1) >>> 0;
+}
+
 export default function (component) {
   const { data, parentElement } = component;
   if (!data || !parentElement) return undefined;
-  const w = LIVE.watchers.get(data.watch) || { timer: null };
+  const known = LIVE.watchers.get(data.watch);
+  const w = known || { timer: null };
   w.api = component;
   w.delay = Number(data.delay) || 300;
   w.selector = `.st-key-${CSS.escape(data.watch)}`;
   LIVE.watchers.set(data.watch, w);
+  if (!known) {
+    // Typed or pasted before this script was in the page (a slow first load): no one heard it, so
+    // the box holds a text the server does not know (`data.crc` is the server's). Send it now.
+    const box = document.querySelector(`${w.selector} textarea`);
+    if (box && typeof data.crc === "number" && crc32(box.value) !== data.crc) {
+      w.api.setTriggerValue("text", box.value);
+    }
+  }
   // Streamlit calls this when the component goes away, and sometimes for a call overtaken by
   // newer data: only a watcher no longer on the page is dropped.
   return () => {
