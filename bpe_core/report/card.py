@@ -84,6 +84,21 @@ def partial_tokens(tokenizer: TokenizerModel) -> int:
     return found
 
 
+@dataclass(frozen=True)
+class VocabularyChecks:
+    """What a card says of the vocabulary alone, whatever the text: how many tokens hold part of a
+    UTF-8 character, and how many no text encodes to (None: its family has no such check). Seconds
+    for a large vocabulary, so a caller may compute them once (`vocabulary_checks`) and keep them."""
+
+    partial: int
+    unreachable: int | None
+
+
+def vocabulary_checks(tokenizer: TokenizerModel) -> VocabularyChecks:
+    unreachable = family_of(tokenizer).unreachable
+    return VocabularyChecks(partial_tokens(tokenizer), None if unreachable is None else unreachable(tokenizer))
+
+
 def fairness(stats: Mapping[str, TextStats], *, reference: str = REFERENCE) -> Fairness:
     """Premiums over `reference` and the Gini coefficient of tokens per byte over the languages.
 
@@ -104,9 +119,11 @@ def report_card(
     alpha: float = DEFAULT_ALPHA,
     min_made: int = MIN_MADE,
     residue_share: float = RESIDUE_SHARE,
+    checked: VocabularyChecks | None = None,
 ) -> ReportCard:
     """Measure `tokenizer` on `text`; with `parallel` (each language's `text_stats` on a parallel
-    set, as `bpe_core.analysis.language_tax.language_stats` gives), its fairness too.
+    set, as `bpe_core.analysis.language_tax.language_stats` gives), its fairness too; `checked` is
+    its `vocabulary_checks`, when already known.
 
     >>> from bpe_core import train
     >>> card = report_card(train("low low lower newest", merges=6), "low lower lowest")
@@ -123,7 +140,7 @@ def report_card(
     seen = profile(tokenizer, text)
     probabilities = distribution(seen.counts.values())
     merges = tokenizer.merges
-    check_unreachable = family_of(tokenizer).unreachable
+    own = vocabulary_checks(tokenizer) if checked is None else checked
     return ReportCard(
         vocabulary_size=len(vocabulary),
         text=seen,
@@ -133,8 +150,8 @@ def report_card(
         residue=None if merges is None else residue(
             merges, seen.counts, vocabulary_size=len(vocabulary), min_made=min_made, threshold=residue_share),
         digits=digit_grouping(tokenizer),
-        partial_vocabulary=partial_tokens(tokenizer),
-        unreachable=None if check_unreachable is None else check_unreachable(tokenizer),
+        partial_vocabulary=own.partial,
+        unreachable=own.unreachable,
         whitespace=round_trip(WHITESPACE_PROBE, tokenizer.decode(tokenizer.encode_ids(WHITESPACE_PROBE))),
         fairness=None if parallel is None else fairness(parallel),
     )

@@ -118,10 +118,12 @@ def tokenize_task(ref: tuple[str, object], text: str, label: str) -> Task:
 
 
 def report_card_task(ref: tuple[str, object], text: str, *, parallel: object, alpha: float, min_made: int,
-                     share: float, label: str) -> Task:
-    """A report card (`bpe_core.report.report_card`) as a worker's task."""
+                     share: float, label: str, checked: object = None) -> Task:
+    """A report card (`bpe_core.report.report_card`) as a worker's task (`checked`: its vocabulary checks,
+    when already known)."""
     nbytes = len(text.encode("utf-8", errors="surrogatepass"))
-    return Task("explorer.data.tasks:report_card_in_worker", (ref, parallel, alpha, min_made, share), [text],
+    payload = (ref, parallel, alpha, min_made, share, checked)
+    return Task("explorer.data.tasks:report_card_in_worker", payload, [text],
                 lane=heavy_lane(nbytes), noun="report card", title=f"grading {label}", what=f"grading {label}",
                 hint="try a smaller reference text")
 
@@ -129,6 +131,6 @@ def report_card_task(ref: tuple[str, object], text: str, *, parallel: object, al
 def report_card_in_worker(texts: list[str], payload: tuple, report: object) -> object:
     from bpe_core.report import report_card
 
-    ref, parallel, alpha, min_made, share = payload
+    ref, parallel, alpha, min_made, share, checked = payload
     return report_card(resolve_model(ref), texts[0], parallel=parallel, alpha=alpha, min_made=min_made,
-                       residue_share=share)
+                       residue_share=share, checked=checked)

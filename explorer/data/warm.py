@@ -6,7 +6,8 @@ built-in, so a first visit to Language tax took 15 s and to Tokenize 10 s. `star
 explorer/app.py on each run; only the first starts anything) runs `python -m explorer.data.warm`
 beside the server, which builds those disk caches while the visitor reads the first page, in the
 order the pages need them: each merge-list built-in's table and merges (what Tokenize, Language
-tax and Report card show by default), their language counts, then the tokenizers of parts'. A
+tax and Report card show by default), their language counts, their vocabulary checks (Report card),
+then the tokenizers of parts'. A
 process of its own, at a lower priority, so it takes the other core and never the server's
 interpreter lock; it keeps nothing in the server's memory, and stops when the server does. Later
 servers on the same machine find the caches: a run that finished every step leaves a stamp
@@ -50,6 +51,8 @@ from bpe_core.formats.builtin import build_caches
 from explorer.data.bytecode import write_bytecode
 from explorer.data.language_tax_cache import FORMAT as TAX_FORMAT
 from explorer.data.language_tax_cache import builtin_language_stats
+from explorer.data.vocabulary_checks_cache import FORMAT as CHECKS_FORMAT
+from explorer.data.vocabulary_checks_cache import builtin_vocabulary_checks
 from sample_corpora import load_parallel
 from sample_corpora.catalog import cache_dir as sample_cache_dir
 
@@ -60,6 +63,7 @@ _OFF = ("0", "false", "no")
 _ROOT = Path(__file__).resolve().parents[2]
 _STEP_LINE = re.compile(r"\[(\d+)/(\d+)\] (.*)")  # what the process prints before each step
 _NICENESS = 10
+COUNTING = "counting fifteen languages"  # a built-in's step that Language tax waits for
 
 
 @dataclass(frozen=True)
@@ -97,12 +101,15 @@ class Progress:
 
 
 def default_steps() -> list[Step]:
-    """Each merge-list built-in's table and merges, their language counts, then every other built-in's caches."""
+    """Each merge-list built-in's table and merges, their language counts and vocabulary checks, then every
+    other built-in's caches."""
     merge_lists = builtin_names()
     steps = [Step(f"{builtin_info(name).title}: its table and merges", lambda name=name: build_caches(name))
              for name in merge_lists]
-    steps += [Step(f"{builtin_info(name).title}: counting fifteen languages",
+    steps += [Step(f"{builtin_info(name).title}: {COUNTING}",
                    lambda name=name: builtin_language_stats(name, load_parallel())) for name in merge_lists]
+    steps += [Step(f"{builtin_info(name).title}: checking its vocabulary for the report card",
+                   lambda name=name: builtin_vocabulary_checks(name)) for name in merge_lists]
     steps += [Step(f"{builtin_info(name).title}: its files", lambda name=name: build_caches(name))
               for name in builtin_names(parts=True) if name not in merge_lists]
     return steps
@@ -142,7 +149,7 @@ def stamp() -> str:
             packages[package] = None
     texts = hashlib.sha256(json.dumps(load_parallel(), sort_keys=True).encode("utf-8")).hexdigest()
     return json.dumps({"packages": packages, "builtin": str(builtin_cache_dir()), "samples": str(sample_cache_dir()),
-                       "language tax": TAX_FORMAT, "texts": texts}, sort_keys=True)
+                       "language tax": TAX_FORMAT, "vocabulary checks": CHECKS_FORMAT, "texts": texts}, sort_keys=True)
 
 
 def _stamp_path() -> Path:
@@ -244,8 +251,10 @@ def waiting_for(name: str, *, languages: bool = False) -> str:
         return ""
     title = f"{builtin_info(name).title}: "
     steps = [step.what for step in default_steps()]
-    ours = [i for i, step in enumerate(steps) if step.startswith(title)]  # its caches, then its counts
-    last = (ours[-1] if languages else ours[0]) if ours else None
+    ours = [i for i, step in enumerate(steps) if step.startswith(title)]  # its caches, its counts, its checks
+    if languages:
+        ours = [i for i in ours if steps[i].endswith(COUNTING)]
+    last = ours[0] if ours else None
     if last is None or (now.total and now.done > last):
         return ""
     return now.sentence() or "Preparing the built-in tokenizers in the background…"

@@ -12,6 +12,7 @@ from explorer.data import tasks
 from explorer.data.any_model import AnyModel
 from explorer.data.corpus import Corpus
 from explorer.data.language_tax_cache import builtin_language_stats
+from explorer.data.vocabulary_checks_cache import builtin_vocabulary_checks
 from explorer.display import language_tax as tax_view
 from explorer.display import report as view
 from explorer.display.render import as_clause, isolate, md_escape
@@ -48,13 +49,17 @@ def _card(ident: str, corpus_digest: str, size: int, alpha: float, min_made: int
           _parallel: dict[str, TextStats] | None) -> ReportCard:
     """A card: over a short text (the lesson, a paste) graded at once here, over a longer one in a worker
     process (under its limits: the server's threads stay free)."""
+    # A built-in's own checks are read from the disk cache the server's warming writes (seconds each otherwise).
+    vocabulary = None if _builtin is None else builtin_vocabulary_checks(_builtin)
+
     def grade() -> ReportCard:
-        return report_card(_tok.model, _text, parallel=_parallel, alpha=alpha, min_made=min_made, residue_share=share)
+        return report_card(_tok.model, _text, parallel=_parallel, alpha=alpha, min_made=min_made, residue_share=share,
+                           checked=vocabulary)
 
     if utf8_size(_text) < tasks.GRADE_HERE_BYTES:
         return grade()
     task = tasks.report_card_task(tasks.model_ref(_tok.model, _builtin), _text, parallel=_parallel, alpha=alpha,
-                                  min_made=min_made, share=share, label=_label)
+                                  min_made=min_made, share=share, label=_label, checked=vocabulary)
     return store.run_task(("card", ident, corpus_digest, size), task, here=grade)
 
 
