@@ -16,7 +16,7 @@ in place a later server's warming skips them. Last, once the caches are ready (i
 it writes the bytecode of the modules the app runs on where Python would not keep it
 (explorer/data/bytecode.py), for the next server and the workers.
 
-Tokenize and Language tax do not build what the warming is about to write: `waiting_for(name)` holds
+Tokenize, Language tax and Report card do not build what the warming is about to write: `waiting_for(name)` holds
 such a built-in back, and the page draws without it, says it is coming and at which step, and shows
 it once the step is done (`explorer/ui/warming.py`). Any other page that needs a cache before the
 warming has written it builds it as before, under its own spinner. A step that fails
@@ -63,7 +63,8 @@ _OFF = ("0", "false", "no")
 _ROOT = Path(__file__).resolve().parents[2]
 _STEP_LINE = re.compile(r"\[(\d+)/(\d+)\] (.*)")  # what the process prints before each step
 _NICENESS = 10
-COUNTING = "counting fifteen languages"  # a built-in's step that Language tax waits for
+# A merge-list built-in's steps, in order; a page waits for the one it needs (`waiting_for`).
+TABLE, COUNTING, CHECKING = "its table and merges", "counting fifteen languages", "checking its vocabulary"
 
 
 @dataclass(frozen=True)
@@ -104,11 +105,11 @@ def default_steps() -> list[Step]:
     """Each merge-list built-in's table and merges, their language counts and vocabulary checks, then every
     other built-in's caches."""
     merge_lists = builtin_names()
-    steps = [Step(f"{builtin_info(name).title}: its table and merges", lambda name=name: build_caches(name))
+    steps = [Step(f"{builtin_info(name).title}: {TABLE}", lambda name=name: build_caches(name))
              for name in merge_lists]
     steps += [Step(f"{builtin_info(name).title}: {COUNTING}",
                    lambda name=name: builtin_language_stats(name, load_parallel())) for name in merge_lists]
-    steps += [Step(f"{builtin_info(name).title}: checking its vocabulary for the report card",
+    steps += [Step(f"{builtin_info(name).title}: {CHECKING}",
                    lambda name=name: builtin_vocabulary_checks(name)) for name in merge_lists]
     steps += [Step(f"{builtin_info(name).title}: its files", lambda name=name: build_caches(name))
               for name in builtin_names(parts=True) if name not in merge_lists]
@@ -237,9 +238,9 @@ def progress() -> Progress:
         return _progress if _progress is not None else Progress(0, 0)
 
 
-def waiting_for(name: str, *, languages: bool = False) -> str:
+def waiting_for(name: str, *, until: str | None = None) -> str:
     """"" when a page may load built-in `name` now; else, while this server's warming is still to write
-    its caches (its table and merges, and with `languages` its fifteen languages' counts), the line
+    its caches (its first step; with `until`, its step of that name: `COUNTING`, `CHECKING`), the line
     to show meanwhile. Loading it in the page instead would repeat the warming's work beside it, on
     the same two cores: seconds where the warming, a step or two on, has it ready.
 
@@ -252,8 +253,8 @@ def waiting_for(name: str, *, languages: bool = False) -> str:
     title = f"{builtin_info(name).title}: "
     steps = [step.what for step in default_steps()]
     ours = [i for i, step in enumerate(steps) if step.startswith(title)]  # its caches, its counts, its checks
-    if languages:
-        ours = [i for i in ours if steps[i].endswith(COUNTING)]
+    if until is not None:
+        ours = [i for i in ours if steps[i] == title + until]
     last = ours[0] if ours else None
     if last is None or (now.total and now.done > last):
         return ""

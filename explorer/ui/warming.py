@@ -27,15 +27,15 @@ def waiting_line(labels: list[str], sentence: str) -> str:
     return f"{names} {'appears' if len(labels) == 1 else 'appear'} here once ready. {sentence}"
 
 
-def wait_for(names: Sequence[str], *, languages: bool = False) -> None:
-    """`names`: the built-ins `warm.waiting_for` holds back from the page."""
+def wait_for(names: Sequence[str], *, until: str | None = None) -> None:
+    """`names`: the built-ins `warm.waiting_for(name, until=until)` holds back from the page."""
     if names:
-        _poll(tuple(names), languages)
+        _poll(tuple(names), until)
 
 
 @st.fragment(run_every=POLL_SECONDS)
-def _poll(names: tuple[str, ...], languages: bool) -> None:
-    lines = {builtin_info(name).title: warm.waiting_for(name, languages=languages) for name in names}
+def _poll(names: tuple[str, ...], until: str | None) -> None:
+    lines = {builtin_info(name).title: warm.waiting_for(name, until=until) for name in names}
     still = [label for label, line in lines.items() if line]
     if not still:
         st.rerun()  # the whole page, now with them

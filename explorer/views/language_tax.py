@@ -124,7 +124,7 @@ short: dict[str, str] = {}  # a built-in's header in the wide table: its title w
 waiting = []  # the built-ins the server's warming is still counting
 for key in chosen:
     label = options[key]
-    if picker.builtin_of(key) is not None and warm.waiting_for(picker.builtin_of(key), languages=True):
+    if picker.builtin_of(key) is not None and warm.waiting_for(picker.builtin_of(key), until=warm.COUNTING):
         waiting.append(picker.builtin_of(key))
         continue
     try:
@@ -143,7 +143,7 @@ for key in chosen:
     labels[key] = builtin_info(name).title if name is not None else label
     if name is not None:
         short[key] = labels[key].removesuffix(f" ({name})")
-warming.wait_for(waiting, languages=True)
+warming.wait_for(waiting, until=warm.COUNTING)
 if not rows:
     st.stop()
 

@@ -8,7 +8,7 @@ from bpe_core.analysis import TextStats
 from bpe_core.analysis.language_tax import language_stats
 from bpe_core.builtin import builtin_info
 from bpe_core.report import ReportCard, checks, report_card
-from explorer.data import tasks
+from explorer.data import tasks, warm
 from explorer.data.any_model import AnyModel
 from explorer.data.corpus import Corpus
 from explorer.data.language_tax_cache import builtin_language_stats
@@ -17,7 +17,7 @@ from explorer.display import language_tax as tax_view
 from explorer.display import report as view
 from explorer.display.render import as_clause, isolate, md_escape
 from explorer.display.tokenize import cap_text, utf8_size
-from explorer.ui import page_header, state, store
+from explorer.ui import page_header, state, store, warming
 from explorer.ui import tokenizer_picker as picker
 from sample_corpora import PARALLEL_NOTE, list_languages, load_parallel
 
@@ -150,9 +150,13 @@ if size > AT_ONCE_BYTES and asked not in ss.get(state.REP_GRADED, ()):
 cards: dict[str, ReportCard] = {}
 labels: dict[str, str] = {}
 models: dict[str, AnyModel] = {}
+waiting = []  # the built-ins whose checks the server's warming is still making
 for key in chosen:
     label = options[key]
     name = picker.builtin_of(key)
+    if name is not None and warm.waiting_for(name, until=warm.CHECKING):
+        waiting.append(name)
+        continue
     try:
         tok = picker.model_for(key)
         with st.spinner(md_escape(f"Grading {label} on {size:,} bytes and fifteen languages (once)…")):
@@ -164,6 +168,7 @@ for key in chosen:
         continue
     labels[key] = builtin_info(name).title if name is not None else label
     models[key] = tok
+warming.wait_for(waiting, until=warm.CHECKING)
 if not cards:
     st.stop()
 

@@ -125,7 +125,7 @@ def test_start_runs_one_process_per_server_and_follows_its_progress(tmp_path: Pa
     until(lambda: warm.progress().ended, "the caches' end")  # "ready:": the caches are written
     assert warm.progress() == warm.Progress(2, 2, "", ("the second: no package",), ended=True)
     assert warm.progress().finished and warm.progress().sentence() == ""
-    assert warm.waiting_for("o200k_base") == "" and warm.waiting_for("o200k_base", languages=True) == ""
+    assert warm.waiting_for("o200k_base") == "" and warm.waiting_for("o200k_base", until=warm.COUNTING) == ""
     stop.touch()  # the process ends after its bytecode line: nothing changes
     until(lambda: not any(t.name == "bpe-explorer-warm" for t in threading.enumerate()), "the process's end")
     assert warm.progress() == warm.Progress(2, 2, "", ("the second: no package",), ended=True)
@@ -153,7 +153,7 @@ def test_on_a_warm_machine_no_page_waits_even_before_the_process_speaks(tmp_path
     assert warm.progress().ended and warm.waiting_for("o200k_base") == ""
     go_on.touch()
     until(lambda: not any(t.name == "bpe-explorer-warm" for t in threading.enumerate()), "the process's end")
-    assert warm.progress().ended and warm.waiting_for("o200k_base", languages=True) == ""
+    assert warm.progress().ended and warm.waiting_for("o200k_base", until=warm.COUNTING) == ""
 
 
 def test_a_page_waits_for_the_warmings_count_instead_of_counting_again(tmp_path: Path,
@@ -234,3 +234,26 @@ def test_a_page_draws_at_once_and_shows_the_built_ins_the_warming_is_preparing(m
     assert not at.exception and not [i.value for i in at.info if "once ready" in i.value]
     shown = " ".join(str(frame.value.to_dict()) for frame in at.dataframe)
     assert "GPT-2" in shown and "GPT-4o" in shown
+
+
+def test_report_card_holds_back_a_built_in_whose_checks_the_warming_is_making(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Report card waits for a built-in's vocabulary checks, the warming's last step for it: the page draws
+    the other cards at once and says GPT-4o is on its way; once the warming is past that step, GPT-4o is graded."""
+    from streamlit.testing.v1 import AppTest
+
+    steps = [step.what for step in warm.default_steps()]
+    checking = steps.index(f"GPT-4o (o200k_base): {warm.CHECKING}")
+    monkeypatch.setattr(warm, "_progress", warm.Progress(checking, len(steps), steps[checking]))
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "explorer" / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("views/report.py").run()
+    assert not at.exception and not at.error
+    (line,) = [i.value.replace("\\", "") for i in at.info if "once ready" in i.value]
+    assert line.startswith("GPT-4o (o200k_base) appears here once ready.")
+    graded = " ".join(m.value for m in at.markdown).replace("\\", "")  # unescaped
+    assert "GPT-2 (gpt2)" in graded and "GPT-4o" not in graded
+
+    monkeypatch.setattr(warm, "_progress", warm.Progress(checking + 1, len(steps), steps[checking + 1]))
+    at.run()
+    assert not at.exception and not [i.value for i in at.info if "once ready" in i.value]
+    assert "GPT-4o (o200k_base)" in " ".join(m.value for m in at.markdown).replace("\\", "")
