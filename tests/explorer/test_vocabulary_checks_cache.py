@@ -8,6 +8,7 @@ import pytest
 from bpe_core.builtin import load_builtin
 from bpe_core.report import report_card, vocabulary_checks
 from explorer.data import vocabulary_checks_cache as cache
+from explorer.data import warm
 from explorer.data.warm import default_steps
 
 
@@ -48,5 +49,5 @@ def test_a_card_given_the_stored_checks_is_the_card_made_without_them(counted: l
 
 
 def test_the_warming_makes_them_for_every_merge_list_built_in() -> None:
-    checks = [s.what for s in default_steps() if s.what.endswith("checking its vocabulary for the report card")]
+    checks = [s.what for s in default_steps() if s.what.endswith(f": {warm.CHECKING}")]
     assert any(what.startswith("GPT-4o (o200k_base)") for what in checks) and len(checks) >= 5
