@@ -6,21 +6,21 @@ built-in, so a first visit to Language tax took 15 s and to Tokenize 10 s. `star
 explorer/app.py on each run; only the first starts anything) runs `python -m explorer.data.warm`
 beside the server, which builds those disk caches while the visitor reads the first page, in the
 order the pages need them: each merge-list built-in's table and merges (what Tokenize, Language
-tax and Report card show by default), their language counts, their vocabulary checks (Report card),
-then the tokenizers of parts'. A
-process of its own, at a lower priority, so it takes the other core and never the server's
-interpreter lock; it keeps nothing in the server's memory, and stops when the server does. Later
-servers on the same machine find the caches: a run that finished every step leaves a stamp
-(`stamp()`: the built-ins' package versions, where the caches are, the texts counted), and with it
-in place a later server's warming skips them. Last, once the caches are ready (its "ready:" line),
-it writes the bytecode of the modules the app runs on where Python would not keep it
-(explorer/data/bytecode.py), for the next server and the workers.
+tax and Report card show by default), their language counts, their vocabulary checks (Report
+card), then the tokenizers of parts'. A process of its own, at a lower priority, so it takes the
+other core and never the server's interpreter lock; it keeps nothing in the server's memory, and
+stops when the server does. Later servers on the same machine find the caches: a run that finished
+every step leaves a stamp (`stamp()`: the built-ins' package versions, where the caches are, the
+texts counted), and with it in place a later server's warming skips them. Last, once the caches
+are ready (its "ready:" line), it writes the bytecode of the modules the app runs on where Python
+would not keep it (explorer/data/bytecode.py), for the next server and the workers.
 
-Tokenize, Language tax and Report card do not build what the warming is about to write: `waiting_for(name)` holds
-such a built-in back, and the page draws without it, says it is coming and at which step, and shows
-it once the step is done (`explorer/ui/warming.py`). Any other page that needs a cache before the
-warming has written it builds it as before, under its own spinner. A step that fails
-(a missing package) is said and skipped. scripts/install.sh runs the same steps in the foreground,
+Tokenize, Language tax and Report card do not build what the warming is about to write:
+`waiting_for(name, until=...)` holds such a built-in back (until the step the page needs), and the
+page draws without it, says it is coming and at which step, and shows it once the step is done
+(`explorer/ui/warming.py`). Any other page that needs a cache before the warming has written it
+builds it as before, under its own spinner. A step that fails (a missing package) is said and
+skipped. scripts/install.sh runs the same steps in the foreground,
 so a test run starts with the caches built.
 
 Nothing is started where BPE_EXPLORER_WARM is "0", "false" or "no" (a benchmark of a cold first
