@@ -94,6 +94,7 @@ class PairIndex:
         size = len(sym)
         self.lean = lean = size > LEAN_POSITIONS if lean is None else lean
         self.typecode = typecode = _typecode(size + 1)  # for positions (and -1)
+        uniform = len(set(weights)) == 1  # one count for every word (text mode: one word)
         nxt: MutableSequence[int]
         prv: MutableSequence[int]
         if lean:
@@ -103,8 +104,8 @@ class PairIndex:
             prv = array(typecode, range(-1, size - 1))
             code = _typecode(max(weights, default=0))
             weighted = chain.from_iterable(map(repeat, weights, lengths))
-            if code and len(set(weights)) == 1:
-                wt: Sequence[int] = array(code, weights[:1]) * size  # one word, or words of one count
+            if code and uniform:
+                wt: Sequence[int] = array(code, weights[:1]) * size
             else:
                 wt = array(code, weighted) if code else list(weighted)
         else:
@@ -122,7 +123,8 @@ class PairIndex:
         self.nxt = nxt
         self.prv = prv
         self.wt = wt  # the count of the word each position is in
-        self.counts, self.where = _index_pairs(sym, lengths, weights, base_size, numbers, self._bucket)
+        self.counts, self.where = _index_pairs(sym, lengths, weights, base_size, numbers, self._bucket,
+                                               uniform=uniform)
         self.total = sum(map(mul, weights, lengths))  # tokens in the corpus
         self.multi = sum(1 for m in lengths if m > 1)  # distinct words longer than one token
         # Each symbol's uses: every position starts a pair or ends a word.
@@ -235,10 +237,10 @@ class PairIndex:
 
 def _index_pairs(
     sym: Sequence[int], lengths: list[int], weights: list[int], base_size: int, numbers: Sequence[int],
-    bucket: Callable[[list[int]], MutableSequence[int]],
+    bucket: Callable[[list[int]], MutableSequence[int]], *, uniform: bool,
 ) -> tuple[defaultdict[int, int], dict[int, MutableSequence[int]]]:
     """Each pair's weighted count and its positions, ascending (kept by `bucket`), before any merge.
-    `numbers[p]` is p (the int objects the positions are to share).
+    `numbers[p]` is p (the int objects the positions are to share); `uniform`: every word has one count.
 
     Here pairs are numbered left * base_size + right (small ints sort fastest). The counts come
     from C-level Counters (one per block when every word has the same count, else one per
@@ -253,7 +255,6 @@ def _index_pairs(
     for end in accumulate(lengths):
         keys[end - 1] = -1  # no pair starts at a word's last symbol
     counts: defaultdict[int, int] = defaultdict(int)
-    uniform = len(set(weights)) == 1  # one count for every word (text mode: one word)
     if not uniform:
         by_weight: defaultdict[int, list[int]] = defaultdict(list)
         for end, m, n in zip(accumulate(lengths), lengths, weights):

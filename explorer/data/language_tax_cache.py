@@ -30,13 +30,19 @@ _locks: defaultdict[str, threading.Lock] = defaultdict(threading.Lock)
 _locks_lock = threading.Lock()
 
 
-def _path(name: str, texts: Mapping[str, str]) -> Path:
+def builtin_identity(name: str) -> list:
+    """What a built-in's cached numbers depend on: its name, its package's version ("?" when the package
+    is not installed) and its vocabulary size; a cache file's name holds a digest of it."""
     info = builtin_info(name)
     try:
         package = version(info.package)
     except PackageNotFoundError:
         package = "?"
-    digest = hashlib.sha256(json.dumps([FORMAT, name, package, info.vocab_size], sort_keys=True).encode())
+    return [name, package, info.vocab_size]
+
+
+def _path(name: str, texts: Mapping[str, str]) -> Path:
+    digest = hashlib.sha256(json.dumps([FORMAT, *builtin_identity(name)], sort_keys=True).encode())
     for code, text in texts.items():
         digest.update(code.encode("utf-8") + b"\0" + text.encode("utf-8", errors="surrogatepass") + b"\0")
     return cache_dir() / "language-tax" / f"{name}-{digest.hexdigest()[:16]}.json"

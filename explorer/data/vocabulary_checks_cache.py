@@ -3,7 +3,8 @@
 They depend on the built-in alone and take seconds (o200k's unreachable tokens: 2.5 s here), so the
 server's warming (`explorer.data.warm`) writes them once per machine under the sample cache, and
 every page and later server reads them back. The file name holds a digest of the built-in's name,
-its package version and vocabulary size: a new package is checked afresh. An unreadable or
+its package version and vocabulary size (`language_tax_cache.builtin_identity`, as the language
+counts use): a new package is checked afresh. An unreadable or
 unwritable cache only costs the checking.
 """
 from __future__ import annotations
@@ -11,12 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from bpe_core.atomic import write_file
-from bpe_core.builtin import builtin_info, load_builtin
+from bpe_core.builtin import load_builtin
 from bpe_core.report import VocabularyChecks, vocabulary_checks
+from explorer.data.language_tax_cache import builtin_identity
 from sample_corpora.catalog import cache_dir
 
 FORMAT = 1  # bump when what is stored changes
@@ -24,12 +25,7 @@ _lock = threading.Lock()  # one check at a time in this process: a second asker 
 
 
 def _path(name: str) -> Path:
-    info = builtin_info(name)
-    try:
-        package = version(info.package)
-    except PackageNotFoundError:
-        package = "?"
-    key = json.dumps([FORMAT, name, package, info.vocab_size]).encode("utf-8")
+    key = json.dumps([FORMAT, *builtin_identity(name)]).encode("utf-8")
     return cache_dir() / "vocabulary-checks" / f"{name}-{hashlib.sha256(key).hexdigest()[:16]}.json"
 
 

@@ -7,8 +7,8 @@ import pytest
 
 from bpe_core.builtin import load_builtin
 from bpe_core.report import report_card, vocabulary_checks
+from explorer.data import language_tax_cache, warm
 from explorer.data import vocabulary_checks_cache as cache
-from explorer.data import warm
 from explorer.data.warm import default_steps
 
 
@@ -35,7 +35,7 @@ def test_a_builtins_checks_are_made_once_then_read_from_disk(counted: list[str])
 
 def test_a_new_package_or_a_damaged_file_is_checked_again(counted: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     first = cache.builtin_vocabulary_checks("gpt2")
-    monkeypatch.setattr(cache, "version", lambda package: "999.0")
+    monkeypatch.setattr(language_tax_cache, "version", lambda package: "999.0")
     assert cache.builtin_vocabulary_checks("gpt2") == first and len(counted) == 2
     path = cache._path("gpt2")
     path.write_text('{"partial": "many"', encoding="utf-8")
