@@ -11,7 +11,8 @@ SentencePiece's algorithm (as `tokenizers`' UnigramTrainer also follows it), on 
    log-probability is log(value / sum of values), the value being a character's count in the
    corpus and a substring's occurrences x length.
 2. **EM**, ``sub_iterations`` times per round. E-step: expected piece counts by forward-backward
-   over each distinct word's lattice, times the word's count. M-step, SentencePiece's
+   over each distinct word's lattice, times the word's count (all the words' lattices at once,
+   merged over their shared prefixes: `unigram_trie`). M-step, SentencePiece's
    "Bayesianified" one: a piece expected fewer than 0.5 times is dropped (a character is kept,
    its count raised to 0.5), the rest scored digamma(count) - digamma(sum of counts).
 3. **Prune** (unless the vocabulary is within 1.1 x the target): Viterbi-segment every word;
@@ -27,11 +28,12 @@ SentencePiece's algorithm (as `tokenizers`' UnigramTrainer also follows it), on 
 The trace's log-likelihood of a round is that of its last E-step: the sum over words of count x
 log (sum over the word's segmentations of exp(sum of their pieces' scores)).
 
-Determinism: every sum is ``math.fsum`` or runs in the words' first-appearance order, and every
-decision compares values quantized to 12 significant digits (`unigram_lattice.quantize`), ties by
-the piece's text. Each word's forward-backward runs in plain probabilities (fast) with every piece
-weighted by exp(lambda x its length), which scales every path of a word alike; a word whose
-total overflows that range is redone in log space.
+Determinism: every sum is ``math.fsum`` or runs in a fixed order (the words' first appearance, or
+the prefix tree's order of the sorted words), and every decision compares values quantized to 12
+significant digits (`unigram_lattice.quantize`), ties by the piece's text. The forward-backward
+runs in plain probabilities (fast) with every piece weighted by exp(lambda x its length), which
+scales every path of a word alike; a word whose total overflows that range is redone in log
+space, and if a shared prefix's total overflows, the step goes word by word.
 """
 from __future__ import annotations
 
@@ -42,7 +44,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..settings import BPEError
-from .unigram_lattice import Edge, build_edges, build_edges_closed, digamma, expected_counts_log, quantize, viterbi
+from .unigram_lattice import Edge, build_edges, digamma, expected_counts_log, quantize, viterbi
+from .unigram_trie import PrefixLattice
 
 EXPECTED_THRESHOLD = 0.5
 
@@ -198,12 +201,11 @@ def train_pieces(words: Sequence[str], counts: Sequence[int], *, vocab_size: int
     names = list(scores)  # piece id -> text, fixed for the whole run
     ids = {p: i for i, p in enumerate(names)}
     lengths = [len(p) for p in names]
-    build = build_edges_closed if closed else build_edges
-    lattices = [build(w, ids, max_piece_length) for w in words]
+    lattice = PrefixLattice(words, ids, max_piece_length, closed=closed)
     # A dead piece weighs 0, so its edges change nothing; dropping them only saves time, worth it
     # once they are a quarter of all edges.
     edge_counts = [0] * len(names)
-    for pid, n in Counter(e[2] for edges in lattices for e in edges).items():
+    for pid, n in Counter(e[2] for e in lattice.edges).items():
         edge_counts[pid] = n
     edges_total, edges_dead = sum(edge_counts), 0
     total_words = sum(counts)
@@ -218,9 +220,9 @@ def train_pieces(words: Sequence[str], counts: Sequence[int], *, vocab_size: int
         log_likelihood = 0.0
         for _ in range(sub_iterations):
             if edges_dead * 4 > edges_total:
-                lattices = _filter(lattices, names, scores)
+                lattice.keep([p in scores for p in names])
                 edges_total, edges_dead = edges_total - edges_dead, 0
-            expected, log_likelihood = _e_step(words, counts, lattices, names, ids, lengths, scores, lam)
+            expected, log_likelihood = _e_step(words, counts, lattice, names, ids, lengths, scores, lam)
             lam = -log_likelihood / total_chars
             scores, gone = m_step(expected, is_char)
             dropped += gone
@@ -230,13 +232,13 @@ def train_pieces(words: Sequence[str], counts: Sequence[int], *, vocab_size: int
             if on_round is not None:
                 on_round(trace[-1], scores)
             break
-        removed = _prune_round(words, counts, lattices, names, ids, scores, is_char, total_words,
+        removed = _prune_round(counts, lattice, names, ids, scores, is_char, total_words,
                                shrinking_factor, desired, max_piece_length, own_lattices)
         for piece, _ in removed:
             del scores[piece]
             edges_dead += edge_counts[ids[piece]]
         if edges_dead * 4 > edges_total:
-            lattices = _filter(lattices, names, scores)
+            lattice.keep([p in scores for p in names])
             edges_total, edges_dead = edges_total - edges_dead, 0
         trace.append(UnigramRound(len(trace) + 1, before, log_likelihood, tuple(dropped), tuple(removed),
                                   len(scores) + 1))
@@ -254,23 +256,29 @@ def train_pieces(words: Sequence[str], counts: Sequence[int], *, vocab_size: int
     return sorted(scores.items(), key=lambda item: (-item[1], item[0])), trace
 
 
-def _filter(lattices: list[list[Edge]], names: Sequence[str], scores: dict[str, float]) -> list[list[Edge]]:
-    """The lattices without the edges of pieces no longer in ``scores``."""
-    live = [p in scores for p in names]
-    return [[e for e in edges if live[e[2]]] for edges in lattices]
-
-
-def _e_step(words: Sequence[str], counts: Sequence[int], lattices: Sequence[Sequence[Edge]], names: Sequence[str],
+def _e_step(words: Sequence[str], counts: Sequence[int], lattice: PrefixLattice, names: Sequence[str],
             ids: dict[str, int], lengths: Sequence[int], scores: dict[str, float],
             lam: float) -> tuple[dict[str, float], float]:
     """Expected counts of the live pieces (in piece-id order) and the corpus log-likelihood."""
-    live = [ids[p] for p in scores]
+    live_ids = {p: ids[p] for p in scores}
     by_id = [-math.inf] * len(names)
     weight = [0.0] * len(names)
-    for pid, s in zip(live, scores.values()):
+    for pid, s in zip(live_ids.values(), scores.values()):
         by_id[pid] = s
         weight[pid] = math.exp(s + lam * lengths[pid])
-    expected = [0.0] * len(names)
+    shared = lattice.expected_counts(words, counts, weight, by_id, live_ids, lam)
+    if shared is None:
+        lattices = [build_edges(w, live_ids, lattice.max_len) for w in words]
+        expected, terms = _e_step_words(words, counts, lattices, weight, by_id, lam)
+    else:
+        expected, terms = shared
+    return {p: expected[pid] for p, pid in live_ids.items()}, math.fsum(terms)
+
+
+def _e_step_words(words: Sequence[str], counts: Sequence[int], lattices: Sequence[Sequence[Edge]],
+                  weight: Sequence[float], by_id: Sequence[float], lam: float) -> tuple[list[float], list[float]]:
+    """`PrefixLattice.expected_counts` word by word (for when a shared prefix's total overflows)."""
+    expected = [0.0] * len(weight)
     terms = []
     for word, count, edges in zip(words, counts, lattices):
         n = len(word)
@@ -292,10 +300,10 @@ def _e_step(words: Sequence[str], counts: Sequence[int], lattices: Sequence[Sequ
             x = weight[p] * beta[e]
             beta[s] += x
             expected[p] += alpha[s] * x
-    return {p: expected[pid] for p, pid in zip(scores, live)}, math.fsum(terms)
+    return expected, terms
 
 
-def _prune_round(words: Sequence[str], counts: Sequence[int], lattices: Sequence[Sequence[Edge]],
+def _prune_round(counts: Sequence[int], lattice: PrefixLattice,
                  names: Sequence[str], ids: dict[str, int], scores: dict[str, float], is_char: dict[str, bool],
                  total_words: int, shrinking_factor: float, desired: int, max_len: int,
                  own: dict[str, list[Edge]]) -> list[tuple[str, float]]:
@@ -304,11 +312,7 @@ def _prune_round(words: Sequence[str], counts: Sequence[int], lattices: Sequence
     for piece, value in scores.items():
         by_id[ids[piece]] = value
     alive = {ids[p] for p in scores}
-    freq = [0] * len(names)
-    for word, count, edges in zip(words, counts, lattices):
-        path, _ = viterbi(len(word), edges, by_id)
-        for _, _, p in path:
-            freq[p] += count
+    freq = lattice.viterbi_uses(counts, by_id)
     live = {p: ids[p] for p in scores}
     total_freq = sum(freq)
     unused, losses = [], []
