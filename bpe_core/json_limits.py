@@ -48,6 +48,8 @@ def load_json(text: str | bytes, *, where: str | Callable[[], str]) -> Any:
         raise
     except RecursionError:
         raise too_deep(_named(where)) from None
+    except UnicodeDecodeError as exc:  # bytes that are not UTF-8 (nor UTF-16 or 32)
+        raise BPEError(f"{_named(where)}: not UTF-8 text (invalid byte at offset {exc.start})") from None
     except ValueError as exc:  # the only other one json.loads raises: an integer of too many digits
         limit = max_digits()
         detail = f"more than {limit:,} digits (the limit)" if limit else str(exc).splitlines()[0]

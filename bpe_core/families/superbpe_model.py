@@ -15,6 +15,7 @@ from itertools import chain
 from typing import Any
 
 from ..encoder import encode_ranked
+from ..json_limits import load_json
 from ..model import Encoding, Tokenizer
 from ..parts.bpe_merge import model_json
 from ..pretokenize import byte_to_char, bytes_to_symbols, require_str, symbols_to_bytes
@@ -211,7 +212,7 @@ class SuperBPEModel:
     @classmethod
     def from_json(cls, text: str) -> SuperBPEModel:
         try:
-            data = json.loads(text)
+            data = load_json(text, where="the SuperBPE model")
         except (json.JSONDecodeError, TypeError) as exc:
             raise BPEError(f"not a SuperBPE JSON file: {str(exc).splitlines()[0]}") from None
         return _from_dict(data)

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from ..json_limits import load_json
 from ..pretokenize import require_str, type_name
 from ..settings import BPEError
 from .unigram_model import UnigramModel
@@ -97,8 +98,8 @@ def dumps(model: UnigramModel) -> str:
 def loads(text: str) -> UnigramModel:
     """A model from our JSON text; a one-line BPEError when it is not valid JSON or malformed."""
     try:
-        data = json.loads(text)
-    except (TypeError, ValueError) as exc:
+        data = load_json(text, where="the Unigram model")
+    except (TypeError, json.JSONDecodeError) as exc:
         raise BPEError(f"not valid JSON: {str(exc).splitlines()[0][:100]}") from None
     return UnigramModel.from_dict(data)
 

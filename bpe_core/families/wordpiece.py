@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from ..json_limits import load_json
 from ..pretokenize import require_str, type_name
 from ..settings import BPEError
 from .wordpiece_model import WordPieceModel, check_options
@@ -41,7 +42,7 @@ def dumps(model: WordPieceModel) -> str:
 def loads(text: str) -> WordPieceModel:
     """A model from our JSON text; a one-line BPEError when it is not valid JSON or malformed."""
     try:
-        data = json.loads(text)
+        data = load_json(text, where="the WordPiece model")
     except json.JSONDecodeError as exc:
         raise BPEError(f"not a WordPiece model file: invalid JSON at line {exc.lineno}, column {exc.colno}") from None
     return WordPieceModel.from_dict(data)

@@ -141,11 +141,15 @@ def _tokenize_values(params: Mapping[str, str], values: dict[str, Any], problems
     """The Tokenize page's text (`input=`) and tokenizers (`tokenizers=gpt2,sidebar`) from a link."""
     text = params.get("input")
     if text is not None:
-        if len(text.encode("utf-8", errors="surrogatepass")) > LINK_TEXT_MAX_BYTES:
+        data = text.encode("utf-8", errors="surrogatepass")
+        if len(data) > LINK_TEXT_MAX_BYTES:
             problems.append(f"The Tokenize page's text in the link is longer than a link may carry "
                             f"({LINK_TEXT_MAX_BYTES:,} bytes), so that page opened with its example text.")
         else:
-            values[TOK_TEXT] = text
+            try:  # the rules of an upload, as for text=
+                values[TOK_TEXT] = check_text(data, name="The Tokenize page's text in the link") if data else ""
+            except BPEError as exc:
+                problems.append(f"{exc}, so that page opened with its example text.")
     raw = params.get("tokenizers")
     if raw is None:
         return

@@ -206,3 +206,23 @@ def test_binary_detection_reads_the_whole_input():
     ):
         check_text(data, name="upload.txt")
     assert check_text(text.encode(), name="upload.txt") == text
+
+
+@pytest.mark.parametrize("what", ["Unigram", "WordPiece", "SuperBPE"])
+@pytest.mark.parametrize(("text", "message"), [
+    ("[" * 100_000 + "]" * 100_000, "the {} model: JSON nested too deeply (more than 100 levels, the limit)"),
+    ('{"version": 1' + "0" * 5_000 + "}", "the {} model: a number with more than 4,300 digits (the limit)"),
+])
+def test_a_family_model_text_is_parsed_under_the_json_limits(what: str, text: str, message: str) -> None:
+    from bpe_core.families import superbpe_model, unigram, wordpiece
+
+    loads = {"Unigram": unigram.loads, "WordPiece": wordpiece.loads,
+             "SuperBPE": superbpe_model.SuperBPEModel.from_json}[what]
+    _refused(lambda: loads(text), message.format(what))
+
+
+def test_json_bytes_that_are_not_utf8_are_named_as_such() -> None:
+    from bpe_core.json_limits import load_json
+
+    _refused(lambda: load_json(b'{"merges": "\xff"}', where="counts.jsonl: line 3"),
+             "counts.jsonl: line 3: not UTF-8 text (invalid byte at offset 12)")

@@ -154,6 +154,14 @@ def test_link_text_with_nul_bytes_is_refused_as_an_upload_is():
     assert said in str(upload.value)
 
 
+def test_tokenize_link_text_follows_the_upload_rules_too():
+    at = opened({"input": "tokens\x00here"})
+    said = "The Tokenize page's text in the link looks like a binary file (it contains NUL bytes), not text"
+    assert notices(at) == [HEAD + said + ", so that page opened with its example text." + TAIL]
+    assert at.session_state[state.TOK_TEXT] == state.TOK_DEFAULT_TEXT
+    assert opened({"input": "tokens here"}).session_state[state.TOK_TEXT] == "tokens here"
+
+
 # ---- bidirectional controls -------------------------------------------------------------------
 
 def test_an_override_in_a_pasted_title_cannot_reverse_the_summary_line():
