@@ -3,10 +3,12 @@
     python bench/bench_pages.py                       # english sample, word/text/bytes, 2,000 merges
     python bench/bench_pages.py --modes text --pages common-mistakes,side-by-side
     python bench/bench_pages.py --no-upload --merges 500
+    python bench/bench_pages.py --families wordpiece,unigram,superbpe --vocab 2000 --no-upload
 
 Starts its own `streamlit run explorer/app.py` on a free port and drives Debian's Chromium with
 Playwright. For each mode a new browser session opens the sample through a link
-(`/?corpus=english&mode=...&merges=...&step=1`; Watch training is the root), which trains it
+(`/?corpus=english&family=bpe&mode=...&merges=...&step=1`, or `family=unigram&vocab=...` for a family
+trained to a vocabulary size; Watch training is the root), which trains it
 (timed, no target), then visits every page through the sidebar's links and presses the buttons that start work. A time
 runs from the click to the moment the script has finished (the app's `data-test-script-state`
 is back to `notRunning` after a run that began after the click), no element is stale and the
@@ -35,6 +37,7 @@ from _page_timing import LOADED_JS, QUIET, click, errors_on, nav, open_expander_
 
 PAGE_TARGET = 2.0
 UPLOAD_TARGET = 5.0
+DEFAULT_FAMILY = "bpe"
 
 # url_path (explorer/app.py PAGES) -> the sidebar link's title
 PAGES = {
@@ -107,11 +110,11 @@ def measure(rows: list[Row], mode: str, what: str, page, act, *, target: float |
 def run_mode(browser, base: str, mode: str, args, rows: list[Row]) -> None:
     context, page = new_page(browser)
     try:
-        link = f"{base}/?corpus={args.corpus}&mode={mode}&merges={args.merges}&step=1"
+        link = f"{base}/?corpus={args.corpus}&{training_query(mode, args)}&step=1"
         started = time.perf_counter()
         page.goto(link)
         page.wait_for_function(LOADED_JS, timeout=args.train_timeout * 1000, polling=50)
-        rows.append(Row(mode, f"open the link: train {args.merges:,} merges and draw", time.perf_counter() - started,
+        rows.append(Row(mode, f"open the link: train {amount(mode, args)} and draw", time.perf_counter() - started,
                         None, errors_on(page), "training, no target"))
         for path in [p for p in ORDER if p in args.pages]:
             if path == "seed-lessons":
@@ -128,6 +131,36 @@ def run_mode(browser, base: str, mode: str, args, rows: list[Row]) -> None:
                 compare_buttons(page, mode, args, rows)
     finally:
         context.close()
+
+
+def runs(families: list[str], modes: list[str]) -> list[str]:
+    """What to open, one run each, named "bpe word" (a family that takes modes, in one of them)
+    or "unigram" (one that does not)."""
+    from explorer.families import explorer_family
+
+    return [f"{name} {mode}" if "mode" in explorer_family(name).options else name
+            for name in families for mode in (modes if "mode" in explorer_family(name).options else [""])]
+
+
+def _family_and_mode(run: str) -> tuple[str, str]:
+    name, _, mode = run.partition(" ")
+    return name, mode
+
+
+def training_query(run: str, args) -> str:
+    """The link's training settings for a run of `runs`."""
+    from explorer.families import explorer_family
+
+    name, mode = _family_and_mode(run)
+    size = f"merges={args.merges}" if "target" in explorer_family(name).options else f"vocab={args.vocab}"
+    return f"family={name}" + (f"&mode={mode}" if mode else "") + f"&{size}"
+
+
+def amount(run: str, args) -> str:
+    from explorer.families import explorer_family
+
+    name, _ = _family_and_mode(run)
+    return f"{args.merges:,} merges" if "target" in explorer_family(name).options else f"to {args.vocab:,} tokens"
 
 
 def compare_buttons(page, mode: str, args, rows: list[Row]) -> None:
@@ -179,12 +212,12 @@ def upload(browser, base: str, mode: str, args, rows: list[Row]) -> None:
         path.write_bytes(data)
         context, page = new_page(browser)
         try:
-            page.goto(f"{base}/corpora?mode={mode}&merges={args.merges}&step=1")
+            page.goto(f"{base}/corpora?{training_query(mode, args)}&step=1")
             page.wait_for_function(LOADED_JS, timeout=120_000, polling=50)
             page.get_by_role("tab", name="Upload files").first.click()
             size = f"{len(data) / 1e6:.1f} MB"
             started = time.perf_counter()
-            uploaded = measure(rows, mode, f"upload {size}: read and train {args.merges:,} merges", page,
+            uploaded = measure(rows, mode, f"upload {size}: read and train {amount(mode, args)}", page,
                                lambda: page.locator(".st-key-w_upload input[type=file]").set_input_files(str(path)),
                                target=None, path="corpora", text="Loaded", timeout=args.train_timeout, retry=False,
                                note="on the Corpus page")
@@ -211,6 +244,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--modes", default="word,text,bytes", help="comma-separated: word, text, bytes")
     parser.add_argument("--merges", type=int, default=2000)
+    parser.add_argument("--families", default=DEFAULT_FAMILY,
+                        help="comma-separated families to train (default bpe; all: every one the app trains); "
+                             "a family without modes is trained once, to --vocab tokens")
+    parser.add_argument("--vocab", type=int, default=2000, help="vocabulary size for the families without merges")
     parser.add_argument("--corpus", default="english", help="a sample corpus id (default: english, 5 MB)")
     parser.add_argument("--pages", default="all", help=f"comma-separated url paths, or all: {', '.join(PAGES)}")
     parser.add_argument("--upload-mb", type=float, default=5.0)
@@ -223,7 +260,13 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [p for p in args.pages if p not in PAGES]
     if unknown:
         parser.error(f"unknown page {', '.join(unknown)}; choose from {', '.join(PAGES)}")
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    from explorer.families import trainable
+
+    families = list(trainable()) if args.families == "all" else [f.strip() for f in args.families.split(",") if f]
+    wrong = [f for f in families if f not in trainable()]
+    if wrong:
+        parser.error(f"unknown family {', '.join(wrong)}; choose from {', '.join(trainable())} or all")
+    modes = runs(families, [m.strip() for m in args.modes.split(",") if m.strip()])
     require_chromium()
     rows: list[Row] = []
     log_path = Path(tempfile.gettempdir()) / f"bench-pages-server-{os.getpid()}.log"
@@ -236,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
             for mode in modes:
                 steps = [("pages", run_mode)] + ([] if args.no_upload else [("upload", upload)])
                 for name, step in steps:
-                    print(f"mode {mode}: {name} ...", file=sys.stderr, flush=True)
+                    print(f"{mode}: {name} ...", file=sys.stderr, flush=True)
                     try:
                         step(browser, base, mode, args, rows)
                     except Exception as exc:  # noqa: BLE001 - report it and go on with the next
@@ -249,9 +292,9 @@ def main(argv: list[str] | None = None) -> int:
     def fmt(value: float | None) -> str:
         return "timeout" if value is None else f"{value:.2f}"
 
-    print(f"Pages of the explorer in Chromium: corpus {args.corpus}, {args.merges:,} merges, "
-          f"modes {', '.join(modes)} (seconds from click to a finished, fresh page)")
-    print(table(["mode", "what", "seconds", "target", "", "errors", "note"],
+    print(f"Pages of the explorer in Chromium: corpus {args.corpus}, {args.merges:,} merges or {args.vocab:,} "
+          f"tokens, runs {', '.join(modes)} (seconds from click to a finished, fresh page)")
+    print(table(["run", "what", "seconds", "target", "", "errors", "note"],
                 [[r.mode, r.what, fmt(r.seconds), "" if r.target is None else f"<= {r.target:g}", r.met,
                   r.errors or "", r.note] for r in rows], align="llrrlrl"))
     judged = [r for r in rows if r.target is not None]
@@ -263,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
           "other work on the machine slows every figure")
     print(f"whole run {time.perf_counter() - began:.0f} s; server log {log_path}")
     out = write_json("pages", {"machine": machine_info(), "corpus": args.corpus, "merges": args.merges,
+                               "vocab": args.vocab,
                                "rows": [r.__dict__ | {"met": r.met} for r in rows], "rss_mb": rss}, args.json)
     print(f"results: {out}")
     return 1 if any(r.errors for r in rows) else 0
