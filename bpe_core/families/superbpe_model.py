@@ -202,7 +202,9 @@ class SuperBPEModel:
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n"
+        from ..formats._common import dump_json  # a late import: the formats import the families
+
+        return dump_json(self.to_dict()) + "\n"
 
     @classmethod
     def from_dict(cls, data: object) -> SuperBPEModel:

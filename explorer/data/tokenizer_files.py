@@ -10,14 +10,14 @@ from __future__ import annotations
 import gc
 import hashlib
 import io
-import json
 import pickle
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bpe_core import BPEError, Tokenizer
-from bpe_core.formats import detect_format, dumps_gpt2, dumps_hf, dumps_tokenizer, load_bytes
+from bpe_core.formats import detect_and_parse, dump_json, dumps_gpt2, dumps_hf, dumps_tokenizer, load_bytes
+from bpe_core.formats.detect import OURS
 from bpe_core.formats.huggingface import WORD_END
 from bpe_core.formats.ours import family_from_json, json_family
 from bpe_core.tokenizer_model import TokenizerModel
@@ -124,9 +124,11 @@ def read_tokenizer_files(files: Sequence[tuple[str, bytes]]) -> tuple[list[Uploa
     loaded: list[Uploaded] = []
     problems: list[str] = []
     kinds: dict[int, str] = {}
+    parsed: dict[int, object] = {}  # what detection parsed of our JSON (another format's reader parses its own)
     for i, (name, data) in enumerate(named):
         try:
-            kinds[i] = detect_format(name, data)
+            kinds[i], value = detect_and_parse(name, data)
+            parsed[i] = value if kinds[i] == OURS else None
         except BPEError as exc:
             problems.append(str(exc))
         except MemoryError:
@@ -149,14 +151,14 @@ def read_tokenizer_files(files: Sequence[tuple[str, bytes]]) -> tuple[list[Uploa
     for i, kind in kinds.items():
         if kind not in ("gpt2-vocab", "gpt2-merges"):
             name, data = named[i]
-            _read(loaded, problems, name, [(name, data)], lambda name=name, data=data: _load_one(name, data))
+            _read(loaded, problems, name, [(name, data)],
+                  lambda name=name, data=data, i=i: _load_one(name, data, kinds[i], parsed.pop(i)))
     return loaded, problems
 
 
-def _load_one(name: str, data: bytes) -> TokenizerModel:
-    """One file: our JSON of a family beside BPE gives its model, anything else `load_bytes`."""
-    if detect_format(name, data) == "bpe-explorer":
-        parsed = json.loads(data.decode("utf-8"))  # detection has already parsed it once: it is JSON
+def _load_one(name: str, data: bytes, kind: str, parsed: object) -> TokenizerModel:
+    """One file: our JSON (`parsed`) of a family beside BPE gives its model, anything else `load_bytes`."""
+    if kind == OURS:
         chosen = json_family(parsed, name=name)
         if chosen.model_class is not Tokenizer:  # BPE's own file is `load_bytes`'s, like any other format
             return family_from_json(parsed, chosen, name=name)
@@ -181,10 +183,8 @@ def _read(loaded: list[Uploaded], problems: list[str], name: str, files: list[tu
 @dataclass(frozen=True)
 class Reading:
     """What a worker read from uploaded files: each tokenizer pickled, with the memory it took, and the problems.
-
-    `again`: a tokenizer was read within the limits but cannot travel between processes; the
-    server then reads the files itself (the worker has shown that they fit).
-    """
+    `again`: one was read within the limits but cannot travel between processes, so the server reads
+    the files itself (the worker has shown that they fit)."""
 
     pickled: tuple[bytes, ...] = ()
     memory: tuple[int, ...] = ()  # bytes each tokenizer took in the worker's memory
@@ -313,8 +313,8 @@ def hf_export(model: TokenizerModel) -> bytes:
         raise BPEError(f"this tokenizer cannot be written as tokenizer.json ({type(exc).__name__})") from None
 
 
-def _dump(data: object) -> bytes:
-    return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+def _dump(data: object) -> bytes:  # as the engine writes JSON: twice as fast as json.dumps with an indent
+    return (dump_json(data) + "\n").encode("utf-8")
 
 
 # ---- the round trip --------------------------------------------------------------------------

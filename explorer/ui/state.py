@@ -121,7 +121,7 @@ def b_cmp_remove(entry_key: str) -> str:
 
 
 # ---- Import and export (views/files.py) --------------------------------------------------------
-IO_EXPORTS = "io_exports"  # (trained bundle, Exports): the last export, made once per bundle
+IO_EXPORTS = "io_exports"  # (trained bundle, Exports, round trips of the last sample text): made once per bundle
 IO_TEXT, IO_W_TEXT = "io_text", "io_w_text"  # the round trip's sample text; None: the corpus's start
 IO_PROBE, IO_W_PROBE = "io_probe", "io_w_probe"  # text to split with an uploaded tokenizer
 IO_W_UPLOAD, IO_W_PICK = "io_w_upload", "io_w_pick"

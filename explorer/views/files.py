@@ -41,6 +41,31 @@ def loaded_summary(kind: str, model: AnyModel) -> str:
     return " · ".join(bits)
 
 
+def _hf_trip(model: AnyModel, hf: bytes | None, text: str) -> tokenizer_files.RoundTrip | str | None:
+    """The trained tokenizer's tokenizer.json read by `tokenizers` (`hf_round_trip`), or why it could not be."""
+    if hf is None:
+        return None
+    try:
+        return tokenizer_files.hf_round_trip(model, hf, text)
+    except BPEError as exc:
+        return str(exc)
+
+
+def _reloads(model: AnyModel, exports: tokenizer_files.Exports, text: str) -> list[tuple[str, str, str]]:
+    """Each exported file of ours read back as an upload is (file, reader, same ids or why not)."""
+    checks = [("model.json", [(tokenizer_files.OURS_FILE, exports.ours)])]
+    if exports.vocab is not None:
+        checks.append(("vocab.json + merges.txt", [("vocab.json", exports.vocab), ("merges.txt", exports.merges)]))
+    results = []
+    for name, files in checks:
+        try:
+            again = tokenizer_files.reload_round_trip(model, files, text)
+            results.append((name, again.reader, "yes" if again.ok else "NO"))
+        except BPEError as exc:
+            results.append((name, "bpe_core.formats", f"could not read: {exc}"))
+    return results
+
+
 def export_upload(item: tokenizer_files.Uploaded, probe: str) -> None:
     """The upload as tokenizer.json, checked by loading it into `tokenizers` (made once per upload and text)."""
     text = tokenizer_files.sample_text(probe)
@@ -94,8 +119,8 @@ if trained is None:
 else:
     model = AnyModel.of_trained(trained)
     if ss.get(state.IO_EXPORTS) is None or ss[state.IO_EXPORTS][0] is not trained:
-        ss[state.IO_EXPORTS] = (trained, tokenizer_files.export_model(model.model))
-    exports = ss[state.IO_EXPORTS][1]
+        ss[state.IO_EXPORTS] = (trained, tokenizer_files.export_model(model.model), {})
+    exports, trips = ss[state.IO_EXPORTS][1], ss[state.IO_EXPORTS][2]
     ours_col, hf_col, gpt2_col = st.columns(3, gap="medium")
     with ours_col, st.container(border=True):
         st.markdown("**Our JSON** · `model.json`")
@@ -130,11 +155,13 @@ else:
     st.text_area("Sample text: encoded by this app and by the exported files read back", key=state.IO_W_TEXT,
                  height=110, on_change=state.bind(ss, state.IO_W_TEXT, state.IO_TEXT))
     text = ss[state.IO_TEXT]
+    if trips.get("text") != text:  # the round trips of this sample text, made once (a file read back takes seconds)
+        trips.clear()
+        trips.update(text=text, hf=_hf_trip(model, exports.hf, text), reloads=_reloads(model, exports, text))
     if exports.hf is not None:
-        try:
-            trip = tokenizer_files.hf_round_trip(model, exports.hf, text)
-        except BPEError as exc:
-            st.error(md_escape(as_sentence(str(exc))))
+        trip = trips["hf"]
+        if isinstance(trip, str):
+            st.error(md_escape(as_sentence(trip)))
         else:
             if trip.ok:
                 st.success(f"Round trip OK: {trip.reader} loaded the exported tokenizer.json and encoded the sample "
@@ -159,17 +186,7 @@ else:
                                             for i in rows],
                     "id in tokenizers": [get(trip.their_ids, i) for i in rows],
                 }), hide_index=True, width="stretch", placeholder=tables.EMPTY)
-    checks = [("model.json", [(tokenizer_files.OURS_FILE, exports.ours)])]
-    if exports.vocab is not None:
-        checks.append(("vocab.json + merges.txt", [("vocab.json", exports.vocab), ("merges.txt", exports.merges)]))
-    results = []
-    for name, files in checks:
-        try:
-            again = tokenizer_files.reload_round_trip(model, files, text)
-            results.append((name, again.reader, "yes" if again.ok else "NO"))
-        except BPEError as exc:
-            results.append((name, "bpe_core.formats", f"could not read: {exc}"))
-    st.dataframe(pd.DataFrame(results, columns=["file", "read back by", "same ids"]), hide_index=True)
+    st.dataframe(pd.DataFrame(trips["reloads"], columns=["file", "read back by", "same ids"]), hide_index=True)
 
 # ---- import ----------------------------------------------------------------------------------
 st.subheader("Explore a tokenizer file")

@@ -231,3 +231,15 @@ def test_bad_arguments_raise_bpe_error(call) -> None:
 def test_words_follow_the_metaspace_rule() -> None:
     assert text_words("a  b\tc <unk>d ") == [
         ("▁a", [0, 0]), ("▁", [1]), ("▁b\tc", [2, 3, 4, 5]), ("▁", [6]), ("▁d", [12, 12]), ("▁", [13])]
+
+
+def test_a_rounds_dict_holds_its_fields_in_order_and_reads_back() -> None:
+    from dataclasses import fields
+
+    from bpe_core.families.unigram_train import UnigramRound
+
+    one = UnigramRound(2, 40, -12.5, (("ab", 0.25),), (("abc", 1.5), ("bc", 2.0)), 37, False)
+    data = one.to_dict()
+    assert list(data) == [f.name for f in fields(UnigramRound)]
+    assert data["dropped"] == [["ab", 0.25]] and data["removed"] == [["abc", 1.5], ["bc", 2.0]]
+    assert UnigramRound.from_dict(json.loads(json.dumps(data))) == one

@@ -214,3 +214,17 @@ def test_an_imported_unigram_file_is_explored_and_compared(app):
     at = opened(app, "vocabulary")
     at.selectbox(key=state.VOC_W_SOURCE).set_value(item.key).run()
     assert not at.exception and at.dataframe[0].value["log-probability"].tolist() == model.scores
+
+
+def test_the_round_trips_are_made_once_per_sample_text(app, monkeypatch):
+    trained_as(app, "unigram")
+    at = opened(app, "files")
+    texts = []
+    real = tokenizer_files.reload_round_trip
+    monkeypatch.setattr(tokenizer_files, "reload_round_trip", lambda *args: texts.append(args[2]) or real(*args))
+    at.run()
+    assert texts == []  # a rerun of the page reads no file back again (a large model's file takes seconds)
+    at.text_area(key=state.IO_W_TEXT).set_value("lowest newer widest").run()
+    assert texts == ["lowest newer widest"]  # a new sample text: read back once, for it
+    assert [s.value for s in at.success][0].startswith("Round trip OK: tokenizers")
+    assert at.dataframe[-1].value["same ids"].tolist() == ["yes"]

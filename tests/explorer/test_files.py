@@ -226,7 +226,7 @@ def test_a_readers_unexpected_error_is_one_line(monkeypatch, byte_tok):
     exported = tokenizer_files.export_tokenizer(byte_tok).ours
     loaded, problems = tokenizer_files.read_tokenizer_files([(CJK_NAME, exported)])
     assert loaded == [] and problems == [f"{CJK_NAME} could not be read as a tokenizer (RecursionError)"]
-    monkeypatch.setattr(tokenizer_files, "detect_format", crash)
+    monkeypatch.setattr(tokenizer_files, "detect_and_parse", crash)
     assert tokenizer_files.read_tokenizer_files([("x.json", b"{}")]) == (
         [], ["x.json could not be read as a tokenizer (RecursionError)"])
 
@@ -246,3 +246,16 @@ def test_a_long_or_crafted_file_name_on_the_page(app, byte_tok):
     (error,) = [e.value for e in at.error]
     assert shown(error).startswith(f"{crafted} is not valid JSON") and constructs(error) == []
     assert at.selectbox(key="io_w_pick").options == [f"{CJK_NAME} (our JSON)"]  # plain text, as it is
+
+
+def test_our_json_of_a_family_is_parsed_once_when_read(monkeypatch):
+    from bpe_core.families import train_unigram
+    from bpe_core.formats import detect
+
+    model = train_unigram(["low lower lowest newest widest " * 5], vocab_size=30)
+    parsed = []
+    real = detect.parse_json
+    monkeypatch.setattr(detect, "parse_json", lambda text, name: parsed.append(name) or real(text, name=name))
+    (item,), problems = tokenizer_files.read_tokenizer_files([("uni.json", json.dumps(model.to_dict()).encode())])
+    assert problems == [] and item.any.vocab_size == len(model.pieces)
+    assert parsed == ["uni.json"]  # detection's parse is the one the model is read from (megabytes for 5 MB)
