@@ -19,7 +19,7 @@ from typing import Any
 from bpe_core import BPEError
 from bpe_core.families.registry import family
 from explorer.data.any_model import AnyModel
-from explorer.data.tasks import LONG, Task
+from explorer.data.tasks import Task, training_lane
 from explorer.families import part, trainable
 
 FAMILIES = trainable()  # names, in the registry's order
@@ -173,14 +173,16 @@ def train_task(texts: list[str], sizes: tuple[int, int, int], report: Any) -> Fa
 
 
 def families_task(text: str, *, vocab_size: int, transition: int, where: str) -> Task:
-    """Training every family as a worker's task: the long lane, as a training."""
+    """Training every family as a worker's task, in the lane of a training of that size (`training_lane`):
+    a page that trains a few seconds' worth never waits behind two big trainings."""
     def status(done: int, total: int) -> str:
         name = FAMILIES[min(done, total - 1)]
         return f"training {family(name).title} ({done + 1} of {total}) on {where}"
 
     start = text[:TRAIN_CHARS + HELD_OUT_CHARS]  # all that is trained on and measured
     return Task("explorer.data.families:train_task", (vocab_size, transition, len(text)), [start],
-                lane=LONG, noun="training", title="training the families", what="training the families",
+                lane=training_lane(min(len(text), TRAIN_CHARS), vocab_size), noun="training",
+                title="training the families", what="training the families",
                 hint="try a smaller vocabulary size or a smaller corpus", progress_text=status)
 
 

@@ -75,10 +75,9 @@ def with_hint(sentence: str, hint: str) -> str:
 
 def training_task(texts: Sequence[str], request: TrainRequest) -> Task:
     """A training as a task: the long lane unless it is small (characters x merges)."""
-    work = sum(map(len, texts)) * max(1, request.amount)
     return Task(
         "explorer.data.training:train_task", request, texts,
-        lane=SHORT if work <= SHORT_TRAINING_WORK else LONG, noun="training", what="the training",
+        lane=training_lane(sum(map(len, texts)), request.amount), noun="training", what="the training",
         hint="try fewer merges, a pre-tokenizer or a smaller corpus",
         on_time=lambda seconds: time_message(seconds, request.family), on_memory=memory_message,
         progress_text=lambda done, total: progress_status(request.family, done, total),
@@ -103,6 +102,12 @@ def resolve_model(ref: tuple[str, object]) -> object:
 
         return load_builtin(str(value))
     return value
+
+
+def training_lane(characters: int, amount: int) -> str:
+    """The lane of a training of `characters` to `amount` merges or tokens: the short one up to
+    SHORT_TRAINING_WORK (a lesson, a paste, the Families page's 250,000 characters to a few thousand)."""
+    return SHORT if characters * max(1, amount) <= SHORT_TRAINING_WORK else LONG
 
 
 def heavy_lane(nbytes: int) -> str:

@@ -242,3 +242,16 @@ def test_an_outside_corpus_and_title_stay_plain_text():
         assert constructs(shown_text) == [], (kind, shown_text)
         assert not any(r in shown_text for r in RAW), (kind, shown_text)
     assert all("<b>h</b>" not in h for h in html_bodies(at))
+
+
+def test_the_families_train_in_the_lane_of_a_training_of_their_size():
+    """The page's default (250,000 characters to 2,000 tokens) is a short job: it never waits behind two big
+    trainings; the largest vocabulary the page allows is a big one, as a training of that size would be."""
+    from explorer.data.tasks import LONG, SHORT, training_lane
+
+    corpus = load_corpus("english")
+    small = fam.families_task(corpus, vocab_size=fam.default_vocab_size(len(corpus)), transition=1500, where="x")
+    big = fam.families_task(corpus, vocab_size=fam.MAX_VOCAB, transition=7000, where="x")
+    assert (small.lane, big.lane) == (SHORT, LONG)
+    assert small.lane == training_lane(fam.TRAIN_CHARS, fam.default_vocab_size(len(corpus)))
+    assert fam.families_task("low lower", vocab_size=fam.MAX_VOCAB, transition=7000, where="x").lane == SHORT
