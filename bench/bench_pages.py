@@ -147,7 +147,7 @@ def _family_and_mode(run: str) -> tuple[str, str]:
     return name, mode
 
 
-def training_query(run: str, args) -> str:
+def training_query(run: str, args: argparse.Namespace) -> str:
     """The link's training settings for a run of `runs`."""
     from explorer.families import explorer_family
 
@@ -156,7 +156,8 @@ def training_query(run: str, args) -> str:
     return f"family={name}" + (f"&mode={mode}" if mode else "") + f"&{size}"
 
 
-def amount(run: str, args) -> str:
+def amount(run: str, args: argparse.Namespace) -> str:
+    """What a run trains to, in words: "2,000 merges" or "to 2,000 tokens"."""
     from explorer.families import explorer_family
 
     name, _ = _family_and_mode(run)
@@ -262,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown page {', '.join(unknown)}; choose from {', '.join(PAGES)}")
     from explorer.families import trainable
 
-    families = list(trainable()) if args.families == "all" else [f.strip() for f in args.families.split(",") if f]
+    asked = [f.strip() for f in args.families.split(",") if f.strip()]
+    families = list(trainable()) if asked == ["all"] else asked
     wrong = [f for f in families if f not in trainable()]
     if wrong:
         parser.error(f"unknown family {', '.join(wrong)}; choose from {', '.join(trainable())} or all")

@@ -33,7 +33,7 @@ the prefix tree's order of the sorted words), and every decision compares values
 significant digits (`unigram_lattice.quantize`), ties by the piece's text. The forward-backward
 runs in plain probabilities (fast) with every piece weighted by exp(lambda x its length), which
 scales every path of a word alike; a word whose total overflows that range is redone in log
-space, and if a shared prefix's total overflows, the step goes word by word.
+space, as is every word below a prefix whose total overflowed.
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..settings import BPEError
-from .unigram_lattice import Edge, build_edges, digamma, expected_counts_log, quantize, viterbi
+from .unigram_lattice import Edge, build_edges, digamma, quantize, viterbi
 from .unigram_trie import PrefixLattice
 
 EXPECTED_THRESHOLD = 0.5
@@ -223,7 +223,7 @@ def train_pieces(words: Sequence[str], counts: Sequence[int], *, vocab_size: int
             if edges_dead * 4 > edges_total:
                 lattice.keep([p in scores for p in names])
                 edges_total, edges_dead = edges_total - edges_dead, 0
-            expected, log_likelihood = _e_step(words, counts, lattice, names, ids, lengths, scores, lam)
+            expected, log_likelihood = _e_step(lattice, counts, names, ids, lengths, scores, lam)
             lam = -log_likelihood / total_chars
             scores, gone = m_step(expected, is_char)
             dropped += gone
@@ -257,9 +257,8 @@ def train_pieces(words: Sequence[str], counts: Sequence[int], *, vocab_size: int
     return sorted(scores.items(), key=lambda item: (-item[1], item[0])), trace
 
 
-def _e_step(words: Sequence[str], counts: Sequence[int], lattice: PrefixLattice, names: Sequence[str],
-            ids: dict[str, int], lengths: Sequence[int], scores: dict[str, float],
-            lam: float) -> tuple[dict[str, float], float]:
+def _e_step(lattice: PrefixLattice, counts: Sequence[int], names: Sequence[str], ids: dict[str, int],
+            lengths: Sequence[int], scores: dict[str, float], lam: float) -> tuple[dict[str, float], float]:
     """Expected counts of the live pieces (in piece-id order) and the corpus log-likelihood."""
     live_ids = {p: ids[p] for p in scores}
     by_id = [-math.inf] * len(names)
@@ -267,41 +266,8 @@ def _e_step(words: Sequence[str], counts: Sequence[int], lattice: PrefixLattice,
     for pid, s in zip(live_ids.values(), scores.values()):
         by_id[pid] = s
         weight[pid] = math.exp(s + lam * lengths[pid])
-    shared = lattice.expected_counts(words, counts, weight, by_id, live_ids, lam)
-    if shared is None:
-        lattices = [build_edges(w, live_ids, lattice.max_len) for w in words]
-        expected, terms = _e_step_words(words, counts, lattices, weight, by_id, lam)
-    else:
-        expected, terms = shared
+    expected, terms = lattice.expected_counts(counts, weight, by_id, live_ids, lam)
     return {p: expected[pid] for p, pid in live_ids.items()}, math.fsum(terms)
-
-
-def _e_step_words(words: Sequence[str], counts: Sequence[int], lattices: Sequence[Sequence[Edge]],
-                  weight: Sequence[float], by_id: Sequence[float], lam: float) -> tuple[list[float], list[float]]:
-    """`PrefixLattice.expected_counts` word by word (for when a shared prefix's total overflows)."""
-    expected = [0.0] * len(weight)
-    terms = []
-    for word, count, edges in zip(words, counts, lattices):
-        n = len(word)
-        alpha = [0.0] * (n + 1)
-        alpha[0] = 1.0
-        for s, e, p in edges:
-            alpha[e] += alpha[s] * weight[p]
-        z = alpha[n]
-        if not 1e-250 < z < 1e250:
-            posts, log_z = expected_counts_log(n, edges, by_id)
-            for (_, _, p), post in zip(edges, posts):
-                expected[p] += post * count
-            terms.append(count * log_z)
-            continue
-        terms.append(count * (math.log(z) - lam * n))
-        beta = [0.0] * (n + 1)
-        beta[n] = count / z
-        for s, e, p in reversed(edges):
-            x = weight[p] * beta[e]
-            beta[s] += x
-            expected[p] += alpha[s] * x
-    return expected, terms
 
 
 def _prune_round(counts: Sequence[int], lattice: PrefixLattice,

@@ -69,6 +69,7 @@ class PrefixLattice:
                 edges += group
             word_nodes[index] = path[len(word)]
             previous = word
+        self.words = words
         self.edges = edges
         self.word_nodes = word_nodes
         self.nodes = nodes
@@ -78,29 +79,29 @@ class PrefixLattice:
         """Drop the edges of the pieces whose ``live[piece_id]`` is false."""
         self.edges = [e for e in self.edges if live[e[2]]]
 
-    def expected_counts(self, words: Sequence[str], counts: Sequence[int], weight: Sequence[float],
-                        log_scores: Sequence[float], live_ids: Mapping[str, int],
-                        lam: float) -> tuple[list[float], list[float]] | None:
+    def expected_counts(self, counts: Sequence[int], weight: Sequence[float], log_scores: Sequence[float],
+                        live_ids: Mapping[str, int], lam: float) -> tuple[list[float], list[float]]:
         """Each piece id's expected count (times the words' counts) and each word's log-likelihood.
 
         ``weight[pid]`` is ``exp(log_scores[pid] + lam * len(piece))``: every path of a word of n
         characters is scaled by ``exp(lam * n)``, which keeps the sums near 1. A word whose total
         leaves the float range is redone in log space on its own lattice (its pieces in
-        ``live_ids``). None when a prefix's total overflows (the caller goes word by word).
+        ``live_ids``); so is every word below a prefix whose total overflowed (a long run of one
+        character), whose total then overflowed too: that prefix counts as 0 in the shared pass.
         """
         alpha = [0.0] * self.nodes
         alpha[0] = 1.0
         for u, v, p in self.edges:
             alpha[v] += alpha[u] * weight[p]
-        if not sum(alpha) < 1e300:  # an overflow, or a NaN: not safe to multiply through
-            return None
+        if not sum(alpha) < math.inf:  # an infinite or NaN prefix: its words go below, in log space
+            alpha = [a if a < math.inf else 0.0 for a in alpha]
         grad = [0.0] * self.nodes
         expected = [0.0] * len(weight)
         terms = []
-        for word, count, node in zip(words, counts, self.word_nodes):
+        for word, count, node in zip(self.words, counts, self.word_nodes):
             z = alpha[node]
             if 1e-250 < z < 1e250:
-                grad[node] = count / z
+                grad[node] += count / z  # += : a word given twice is two words at one node
                 terms.append(count * (math.log(z) - lam * len(word)))
                 continue
             edges = build_edges(word, live_ids, self.max_len)
@@ -132,7 +133,7 @@ class PrefixLattice:
                 back_piece[v] = p
         flow = [0] * self.nodes
         for node, count in zip(self.word_nodes, counts):
-            flow[node] = count
+            flow[node] += count
         uses = [0] * len(scores)
         for v in range(self.nodes - 1, 0, -1):
             f = flow[v]

@@ -146,8 +146,9 @@ def _tokenize_values(params: Mapping[str, str], values: dict[str, Any], problems
             problems.append(f"The Tokenize page's text in the link is longer than a link may carry "
                             f"({LINK_TEXT_MAX_BYTES:,} bytes), so that page opened with its example text.")
         else:
-            try:  # the rules of an upload, as for text=
-                values[TOK_TEXT] = check_text(data, name="The Tokenize page's text in the link") if data else ""
+            try:  # the rules of an upload, as for text= (the text kept as it came, a leading U+FEFF too)
+                check_text(data, name="The Tokenize page's text in the link")
+                values[TOK_TEXT] = text
             except BPEError as exc:
                 problems.append(f"{exc}, so that page opened with its example text.")
     raw = params.get("tokenizers")
@@ -170,8 +171,9 @@ def _tokenize_values(params: Mapping[str, str], values: dict[str, Any], problems
 
 
 def tokenize_link_carries(text: str) -> bool:
-    """Whether the Tokenize page's text travels in the link (`input=`): up to 2,000 bytes."""
-    if len(text) > LINK_TEXT_MAX_BYTES:  # cheap check first: a pasted text can be megabytes
+    """Whether the Tokenize page's text travels in the link (`input=`): up to 2,000 bytes, and no NUL,
+    which the link's reader refuses as an upload's would be."""
+    if len(text) > LINK_TEXT_MAX_BYTES or "\x00" in text:  # cheap checks first: a pasted text can be megabytes
         return False
     return len(text.encode("utf-8", errors="surrogatepass")) <= LINK_TEXT_MAX_BYTES
 

@@ -44,8 +44,10 @@ notes = []
 if was_cut:
     notes.append(f"Tokenizing the first {view.MAX_TEXT_BYTES:,} bytes of {view.utf8_size(full_text):,}.")
 if not link.tokenize_link_carries(full_text):
-    notes.append(f"This text is longer than a link carries ({link.LINK_TEXT_MAX_BYTES:,} bytes): the link keeps "
-                 "the tokenizers, not the text.")
+    too_long = view.utf8_size(full_text) > link.LINK_TEXT_MAX_BYTES
+    why = (f"is longer than a link carries ({link.LINK_TEXT_MAX_BYTES:,} bytes)" if too_long
+           else "holds NUL characters, which a link may not carry")
+    notes.append(f"This text {why}: the link keeps the tokenizers, not the text.")
 if notes:
     examples[4].caption(" ".join(notes))
 

@@ -228,3 +228,7 @@ def test_the_round_trips_are_made_once_per_sample_text(app, monkeypatch):
     assert texts == ["lowest newer widest"]  # a new sample text: read back once, for it
     assert [s.value for s in at.success][0].startswith("Round trip OK: tokenizers")
     assert at.dataframe[-1].value["same ids"].tolist() == ["yes"]
+    app.number_input(key=state.W_VOCAB).set_value(SIZES["unigram"] + 1)  # a new training, the same sample text:
+    next(b for b in app.button if b.label == "Train").click().run()  # its files are read back anew
+    opened(app, "files")
+    assert texts == ["lowest newer widest"] * 2

@@ -160,6 +160,8 @@ def test_tokenize_link_text_follows_the_upload_rules_too():
     assert notices(at) == [HEAD + said + ", so that page opened with its example text." + TAIL]
     assert at.session_state[state.TOK_TEXT] == state.TOK_DEFAULT_TEXT
     assert opened({"input": "tokens here"}).session_state[state.TOK_TEXT] == "tokens here"
+    assert opened({"input": "\ufefftokens"}).session_state[state.TOK_TEXT] == "\ufefftokens"  # kept as it came
+    assert link.tokenize_link_carries("\ufefftokens") and not link.tokenize_link_carries("tokens\x00here")
 
 
 # ---- bidirectional controls -------------------------------------------------------------------

@@ -99,6 +99,14 @@ def test_a_long_text_draws_the_first_tokens_and_counts_all(app, cl100k):
     assert "input" not in at.query_params
 
 
+def test_a_text_with_nul_stays_out_of_the_link_and_says_why(app):
+    at = open_tokenize(app)
+    at.text_area(key=state.TOK_W_TEXT).set_value("tokens\x00here").run()
+    assert not at.exception
+    assert any("holds NUL characters, which a link may not carry" in c.value for c in at.caption)
+    assert "input" not in at.query_params  # a link made here opens as it was left, not with a refusal
+
+
 def test_a_crafted_link_shows_its_text_plainly_and_names_the_unknown_tokenizer():
     crafted = "**bold** <script>alert(1)</script> [l](https://x.invalid) $x$"
     at = AppTest.from_file(str(APP), default_timeout=120)
