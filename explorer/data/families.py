@@ -12,7 +12,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,7 +20,7 @@ from bpe_core import BPEError
 from bpe_core.families.registry import family
 from explorer.data.any_model import AnyModel
 from explorer.data.tasks import Task, training_lane
-from explorer.families import part, trainable
+from explorer.families import part, titles, trainable
 
 FAMILIES = trainable()  # names, in the registry's order
 TRAIN_CHARS = 250_000  # characters of the corpus every family trains on (its start)
@@ -133,8 +133,8 @@ def size_note(reached: int, asked: int) -> str:
 
 
 def train_families(text: str, *, vocab_size: int, transition: int,
-                   progress: Callable[[int, str], None] | None = None) -> Families:
-    """Train every family on the corpus's start; `progress(index, family name)` before each.
+                   progress: Callable[[int, str], None] | None = None, names: Sequence[str] = FAMILIES) -> Families:
+    """Train every family (or those `names`) on the corpus's start; `progress(index, family name)` before each.
 
     A family that cannot train with these settings keeps its message in `error`; the others go on.
     """
@@ -145,7 +145,7 @@ def train_families(text: str, *, vocab_size: int, transition: int,
         raise BPEError(f"every word of the training text is longer than {LONG_WORD} characters: there is nothing "
                        "to train on")
     runs = []
-    for index, name in enumerate(FAMILIES):
+    for index, name in enumerate(names):
         if progress is not None:
             progress(index, name)
         start = time.perf_counter()
@@ -162,27 +162,35 @@ def train_families(text: str, *, vocab_size: int, transition: int,
                     len(measured), len(measured.split()), long_words)
 
 
-def train_task(texts: list[str], sizes: tuple[int, int, int], report: Any) -> Families:
-    """`train_families` in a worker process (`families_task`) on the start of a corpus: `sizes` is
-    (vocabulary size, transition, the whole corpus's length in characters)."""
+def merged(parts: Sequence[Families]) -> Families:
+    """The families trained apart (one `families_task` each) as one set, in the registry's order."""
+    runs = {run.family: run for one in parts for run in one.runs}
+    return replace(parts[0], runs=tuple(runs[name] for name in FAMILIES if name in runs))
+
+
+def train_task(texts: list[str], job: tuple[int, int, int, tuple[str, ...]], report: Any) -> Families:
+    """`train_families` in a worker process (`families_task`) on the start of a corpus: `job` is
+    (vocabulary size, transition, the whole corpus's length in characters, the families to train)."""
     send = report.sender("progress")
-    vocab_size, transition, corpus_chars = sizes
-    found = train_families(texts[0], vocab_size=vocab_size, transition=transition,
-                           progress=lambda index, name: send(index, len(FAMILIES)))
+    vocab_size, transition, corpus_chars, names = job
+    found = train_families(texts[0], vocab_size=vocab_size, transition=transition, names=names,
+                           progress=lambda index, name: send(index, len(names)))
     return replace(found, corpus_chars=corpus_chars)
 
 
-def families_task(text: str, *, vocab_size: int, transition: int, where: str) -> Task:
-    """Training every family as a worker's task, in the lane of a training of that size (`training_lane`):
-    a page that trains a few seconds' worth never waits behind two big trainings."""
+def families_task(text: str, *, vocab_size: int, transition: int, where: str,
+                  names: Sequence[str] = FAMILIES) -> Task:
+    """Training the families `names` as a worker's task, in the lane of a training of that size
+    (`training_lane`): a page that trains a few seconds' worth never waits behind two big trainings.
+    The page gives each family a task of its own, so that two train at once (`merged` joins them)."""
     def status(done: int, total: int) -> str:
-        name = FAMILIES[min(done, total - 1)]
-        return f"training {family(name).title} ({done + 1} of {total}) on {where}"
+        title = family(names[min(done, total - 1)]).title
+        return f"training {title}" + (f" ({done + 1} of {total})" if total > 1 else "") + f" on {where}"
 
     start = text[:TRAIN_CHARS + HELD_OUT_CHARS]  # all that is trained on and measured
-    return Task("explorer.data.families:train_task", (vocab_size, transition, len(text)), [start],
+    return Task("explorer.data.families:train_task", (vocab_size, transition, len(text), tuple(names)), [start],
                 lane=training_lane(min(len(text), TRAIN_CHARS), vocab_size), noun="training",
-                title="training the families", what="training the families",
+                title=f"training {titles(names)}", what=f"training {titles(names)}",
                 hint="try a smaller vocabulary size or a smaller corpus", progress_text=status)
 
 

@@ -255,3 +255,24 @@ def test_the_families_train_in_the_lane_of_a_training_of_their_size():
     assert (small.lane, big.lane) == (SHORT, LONG)
     assert small.lane == training_lane(fam.TRAIN_CHARS, fam.default_vocab_size(len(corpus)))
     assert fam.families_task("low lower", vocab_size=fam.MAX_VOCAB, transition=7000, where="x").lane == SHORT
+
+
+def test_the_page_trains_each_family_in_a_job_of_its_own(app, monkeypatch, seed000_families):
+    """Two families train at once (the short lane's two workers): about half the wait of one job for all four."""
+    asked: list[tuple[str, ...]] = []
+    real = fam.families_task
+
+    def recorded(*args, **kwargs):
+        asked.append(kwargs["names"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fam, "families_task", recorded)
+    at = open_page(app)
+    asked.clear()  # the server keeps the last results: a size no other test asks for is trained here
+    at.number_input(key=state.FAM_W_VOCAB).set_value(397).run(timeout=120)
+    assert not at.exception and not at.error and sorted(asked) == sorted((name,) for name in fam.FAMILIES)
+    sizes = {"vocab_size": seed000_families.vocab_size, "transition": seed000_families.transition}
+    parts = [fam.train_families(SEED000, **sizes, names=(name,)) for name in reversed(fam.FAMILIES)]
+    joined = fam.merged(parts)
+    assert [r.family for r in joined.runs] == list(fam.FAMILIES)  # the registry's order, whatever the jobs' order
+    assert [(r.vocab_size, r.tokens) for r in joined.runs] == [(r.vocab_size, r.tokens) for r in seed000_families.runs]

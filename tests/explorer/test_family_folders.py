@@ -30,6 +30,7 @@ def test_every_family_has_its_folder(name):
     if family(name).trains:
         assert shows.describe is not None and shows.made is not None and shows.ours_holds
         assert callable(part(name, "training").train) and callable(part(name, "families").train_on)
+        assert part(name, "families").COST > 0  # the Families page starts the longest training first
 
 
 def test_the_trainable_families_are_the_registrys():

@@ -9,6 +9,7 @@ from bpe_core.families import UnigramModel, train_unigram
 from explorer.display.families import Segmentations, nbest_caption, nbest_frame
 
 NOTE = ""
+COST = 2.5  # its training's time on the Families page beside BPE's (1.1-1.4 s against 0.5 s)
 NBEST = 8
 
 
