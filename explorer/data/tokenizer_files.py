@@ -19,7 +19,7 @@ from bpe_core import BPEError, Tokenizer
 from bpe_core.formats import detect_and_parse, dump_json, dumps_gpt2, dumps_hf, dumps_tokenizer, load_bytes
 from bpe_core.formats.detect import OURS
 from bpe_core.formats.huggingface import WORD_END
-from bpe_core.formats.ours import family_from_json, json_family
+from bpe_core.formats.ours import family_from_json, from_json_dict, json_family
 from bpe_core.tokenizer_model import TokenizerModel
 from explorer.data.any_model import AnyModel
 from explorer.data.tasks import SHORT, Task
@@ -151,17 +151,17 @@ def read_tokenizer_files(files: Sequence[tuple[str, bytes]]) -> tuple[list[Uploa
     for i, kind in kinds.items():
         if kind not in ("gpt2-vocab", "gpt2-merges"):
             name, data = named[i]
-            _read(loaded, problems, name, [(name, data)],
-                  lambda name=name, data=data, i=i: _load_one(name, data, kinds[i], parsed.pop(i)))
+            _read(loaded, problems, name, [(name, data)], lambda i=i: _load_one(*named[i], kinds[i], parsed.pop(i)))
     return loaded, problems
 
 
 def _load_one(name: str, data: bytes, kind: str, parsed: object) -> TokenizerModel:
-    """One file: our JSON (`parsed`) of a family beside BPE gives its model, anything else `load_bytes`."""
+    """One file: our JSON (`parsed`) gives its family's model, any other format `load_bytes`."""
     if kind == OURS:
         chosen = json_family(parsed, name=name)
-        if chosen.model_class is not Tokenizer:  # BPE's own file is `load_bytes`'s, like any other format
+        if chosen.model_class is not Tokenizer:
             return family_from_json(parsed, chosen, name=name)
+        return from_json_dict(parsed, name=name)  # as `load_bytes` reads it, without parsing it again
     return load_bytes(name, data)
 
 

@@ -66,12 +66,17 @@ def _measure(page, name: str) -> dict:
     expect(root).to_have_attribute("data-playing", "false")
     expect(page.locator(".bp-card")).to_contain_text(re.compile(r"\S"))
     chart = page.locator("[data-testid=stMain] [data-testid=stPlotlyChart]").first
-    expect(chart.locator("svg text").first).to_be_attached()
+    # Plotly adds a chart's text elements before their words: wait for a word, not for an element.
+    expect(chart.locator("svg text").filter(has_text=re.compile(r"\S")).first).to_be_attached()
     page.evaluate("document.fonts.ready.then(() => true)")
     expect(page.locator(ERRORS)).to_have_count(0)
     SCREENSHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"presenter-fit-{name}.png"))
     player = root.evaluate(PLAYER)
+    # The chart's words are read once they are there: a rerun may draw the chart anew meanwhile.
+    drawn = ("() => { const chart = document.querySelector('[data-testid=stMain] [data-testid=stPlotlyChart]');"
+             " return !!chart && (" + CURVE + ")(chart).sizes.length > 0; }")
+    page.wait_for_function(drawn, timeout=60_000)
     curve = chart.evaluate(CURVE)
     _on_screen("the player's controls", player["controls"])
     _on_screen("the merge card", player["card"])

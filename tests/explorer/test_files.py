@@ -222,10 +222,11 @@ def test_a_readers_unexpected_error_is_one_line(monkeypatch, byte_tok):
     def crash(*args, **kwargs):
         raise RecursionError("deep")
 
-    monkeypatch.setattr(tokenizer_files, "load_bytes", crash)
-    exported = tokenizer_files.export_tokenizer(byte_tok).ours
-    loaded, problems = tokenizer_files.read_tokenizer_files([(CJK_NAME, exported)])
-    assert loaded == [] and problems == [f"{CJK_NAME} could not be read as a tokenizer (RecursionError)"]
+    exports = tokenizer_files.export_tokenizer(byte_tok)
+    for reader, file in (("from_json_dict", exports.ours), ("load_bytes", exports.hf)):  # our JSON, then any other
+        monkeypatch.setattr(tokenizer_files, reader, crash)
+        loaded, problems = tokenizer_files.read_tokenizer_files([(CJK_NAME, file)])
+        assert loaded == [] and problems == [f"{CJK_NAME} could not be read as a tokenizer (RecursionError)"]
     monkeypatch.setattr(tokenizer_files, "detect_and_parse", crash)
     assert tokenizer_files.read_tokenizer_files([("x.json", b"{}")]) == (
         [], ["x.json could not be read as a tokenizer (RecursionError)"])
@@ -259,3 +260,8 @@ def test_our_json_of_a_family_is_parsed_once_when_read(monkeypatch):
     (item,), problems = tokenizer_files.read_tokenizer_files([("uni.json", json.dumps(model.to_dict()).encode())])
     assert problems == [] and item.any.vocab_size == len(model.pieces)
     assert parsed == ["uni.json"]  # detection's parse is the one the model is read from (megabytes for 5 MB)
+    parsed.clear()
+    tok = train(CORPUS, merges=30)
+    (item,), problems = tokenizer_files.read_tokenizer_files([("bpe.json", tokenizer_files.export_tokenizer(tok).ours)])
+    assert problems == [] and item.tokenizer.merges == tok.merges and item.tokenizer.vocab == tok.vocab
+    assert parsed == ["bpe.json"]  # BPE's own file too
