@@ -18,7 +18,7 @@ from bpe_core.analysis import Curve, collapse_step
 from bpe_core.families.registry import family
 from bpe_core.pretokenize import count_words
 from bpe_core.sources import cut_pieces
-from explorer.families import explorer_family, part, taking, titles, trainable
+from explorer.families import check_trainable, explorer_family, part, taking, titles
 
 Progress = Callable[[int, int], None]  # (done, total): merges made, or bytes of text counted
 
@@ -42,11 +42,9 @@ class TrainRequest:
     transition: int | None = None  # the families with phases: the vocabulary size where phase two starts (None: 90%)
 
     def __post_init__(self) -> None:
-        if self.family not in trainable():
-            raise BPEError(f"unknown tokenizer family {self.family!r}; choose one of {', '.join(trainable())}")
+        options = check_trainable(self.family).options
         if self.target not in TARGETS:
             raise BPEError(f"unknown target {self.target!r}; choose merges or vocab")
-        options = explorer_family(self.family).options
         if "target" not in options and self.target != "vocab":
             raise BPEError(f"{self.family} trains to a vocabulary size, not to a number of merges")
         if self.transition is not None and "transition" not in options:
@@ -78,9 +76,7 @@ def request_for(family_name: str, values: Mapping[str, Any], *, limit: int) -> T
     >>> request_for("bpe", {"mode": "text", "target": "merges", "merges": 20}, limit=100).describe()
     'text mode, pre-tokenizer none, tie-break count-pair, 20 merges'
     """
-    if family_name not in trainable():
-        raise BPEError(f"unknown tokenizer family {family_name!r}; choose one of {', '.join(trainable())}")
-    shows = explorer_family(family_name)
+    shows = check_trainable(family_name)
     chosen = {name: values[name] for name in SETTING_OPTIONS if name in shows.options and name in values}
     settings = Settings(**{**shows.fixed, **chosen})
     target = values.get("target", "merges") if "target" in shows.options else "vocab"
@@ -104,6 +100,7 @@ def progress_status(family_name: str, done: int, total: int) -> str:
 
     >>> progress_status("bpe", 5, 10)
     'merge 5 of 10'
+    >>> from explorer.families import trainable
     >>> [progress_status(name, 300, 1200) for name in trainable()]  # doctest: +ELLIPSIS
     ['merge 300 of 1,200', '300 of 1,200 tokens added', '300 of 1,200 pieces pruned', ...]
     """

@@ -28,6 +28,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
+from bpe_core import BPEError
 from bpe_core.families.registry import families, family
 
 ADDED_CUT = "cut out of the text whole, before the model"
@@ -123,6 +124,13 @@ def explorer_family(name: str) -> ExplorerFamily:
 def trainable() -> tuple[str, ...]:
     """The names of the families this app trains, in the registry's order."""
     return tuple(one.name for one in families(trainable=True))
+
+
+def check_trainable(name: str) -> ExplorerFamily:
+    """The `ExplorerFamily` of a family this app trains; a one-line BPEError for any other name."""
+    if name not in trainable():
+        raise BPEError(f"unknown tokenizer family {name!r}; choose one of {', '.join(trainable())}")
+    return explorer_family(name)
 
 
 def titles(names: Sequence[str], last: str = "and") -> str:

@@ -42,7 +42,7 @@ def loaded_summary(kind: str, model: AnyModel) -> str:
 
 
 def _hf_trip(model: AnyModel, hf: bytes | None, text: str) -> tokenizer_files.RoundTrip | str | None:
-    """The trained tokenizer's tokenizer.json read by `tokenizers` (`hf_round_trip`), or why it could not be."""
+    """A tokenizer's tokenizer.json read back by `tokenizers` (`hf_round_trip`), or why it could not be."""
     if hf is None:
         return None
     try:
@@ -76,11 +76,8 @@ def export_upload(item: tokenizer_files.Uploaded, probe: str) -> None:
         except BPEError as exc:
             memo = (item.key, None, str(exc), None, None)
     key, hf, problem, trip_for, trip = memo
-    if hf is not None and trip_for != text:
-        try:
-            trip = tokenizer_files.hf_round_trip(item.any, hf, text)
-        except BPEError as exc:
-            trip = str(exc)
+    if trip_for != text:
+        trip = _hf_trip(item.any, hf, text)
     ss[state.IO_UP_EXPORT] = (key, hf, problem, text, trip)
     with st.container(border=True):
         st.markdown("**As a Hugging Face** `tokenizer.json`")
