@@ -5,7 +5,9 @@ flushed and fsynced, then moved onto the name with `os.replace`: whatever stops 
 disk, Ctrl-C, a kill), the name holds the old file or the whole new one, never part of one. When
 the write fails in this process the temporary file is removed, the old file is left byte for byte
 as it was and the error (an OSError, KeyboardInterrupt, anything) goes on to the caller; a killed
-process can leave its hidden temporary file behind, never anything under the name itself.
+process can leave its hidden temporary file behind, never anything under the name itself. That
+file's name holds its writer's host and process id (`.NAME.HOST-PID-XXXXXXXX.tmp`): the next write
+beside it from the same host removes it once no process has that id (POSIX only).
 
 A new file gets the permission bits the umask gives (as `open` gives them); a replaced file keeps
 its own. A symbolic link is written through (the file it names is replaced, the link stays). A
@@ -17,8 +19,10 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import secrets
 import stat
+import zlib
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
@@ -181,12 +185,46 @@ class _SyncedFile(io.RawIOBase):
             os.close(self.fd)
 
 
+def _host_tag() -> str:
+    """Four hex digits of this machine's name: a temporary file from another host is not ours to judge."""
+    uname = getattr(os, "uname", None)
+    node = uname().nodename if uname is not None else os.environ.get("COMPUTERNAME", "")
+    return f"{zlib.crc32(node.encode('utf-8', 'replace')) & 0xFFFF:04x}"
+
+
+def _process_gone(pid: int) -> bool:
+    """Whether no process has the id `pid` now (a process of another user counts as there)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def _sweep_dead(folder: str, name: str, host: str) -> None:
+    """Remove the temporary files for `name` left in `folder` by killed writers of this host."""
+    if os.name != "posix":  # os.kill(pid, 0) would end the process elsewhere, not probe it
+        return
+    pattern = re.compile(rf"\.{re.escape(name)}\.{host}-(\d+)-[0-9a-f]{{8}}\.tmp")
+    with contextlib.suppress(OSError), os.scandir(folder or ".") as entries:
+        for entry in entries:
+            found = pattern.fullmatch(entry.name)
+            if found and _process_gone(int(found[1])):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
 def _create_beside(target: str) -> tuple[str, int]:
-    """A new hidden file in `target`'s folder, opened for writing, with the mode a new file gets."""
+    """A new hidden file in `target`'s folder, opened for writing, with the mode a new file gets;
+    what killed writers left there for the same name is removed first."""
     folder, name = os.path.split(target)
+    host, pid = _host_tag(), os.getpid()
+    _sweep_dead(folder, name[:200], host)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     for _ in range(_TEMP_TRIES):
-        temp = os.path.join(folder, f".{name[:200]}.{secrets.token_hex(4)}.tmp")
+        temp = os.path.join(folder, f".{name[:200]}.{host}-{pid}-{secrets.token_hex(4)}.tmp")
         try:
             return temp, os.open(temp, flags, 0o666)
         except FileExistsError:

@@ -95,13 +95,18 @@ def _utf8_len(text: str) -> int:
 # --------------------------------------------------------------------------
 
 _DOC_NODES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+_STATEMENT_HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)
 _SPACES = re.compile(r"\s+")
 _MIN_WORDS = 4
 _MIN_PROSE_RATIO = 0.8
 
 
 def _docstrings(tree: ast.Module) -> Iterator[str]:
-    """Docstrings of the module, classes and functions, in source order."""
+    """Docstrings of the module, classes and functions, in source order.
+
+    A definition is a statement, so only statements (and the handlers and match cases that hold
+    them) are visited: the expressions, most of a tree, hold no docstring.
+    """
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
@@ -109,8 +114,9 @@ def _docstrings(tree: ast.Module) -> Iterator[str]:
             doc = ast.get_docstring(node, clean=True)
             if doc:
                 yield doc
-        # Reverse so that popping from the stack visits children in order.
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        inner = [item for field in node._fields if isinstance(value := getattr(node, field, None), list)
+                 for item in value if isinstance(item, _STATEMENT_HOLDERS)]
+        stack.extend(reversed(inner))  # popped from the end: children in source order
 
 
 def _prose_ratio(text: str) -> float:
@@ -186,12 +192,14 @@ def sources_tag(builder_name: str) -> str:
 def _english_texts(root: Path, packages: Sequence[Path]) -> Iterator[str]:
     """Docstrings of every standard library file, then the help topics, then every file's block
     comments, then the docstrings of each package."""
-    for _rel, _source, tree in _stdlib_files(root):
+    sources, topics = [], []
+    for rel, source, tree in _stdlib_files(root):  # each file parsed once, for all three
         yield from _docstrings(tree)
-    for rel, _source, tree in _stdlib_files(root):
+        sources.append(source)
         if rel == "pydoc_data/topics.py":
-            yield from _string_values(tree)
-    for _rel, source, _tree in _stdlib_files(root):
+            topics = list(_string_values(tree))
+    yield from topics
+    for source in sources:
         yield from _comment_blocks(source)
     for package in packages:
         for _rel, _source, tree in _stdlib_files(package):

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from bpe_core import atomic
 from bpe_core.cli import main
 from bpe_core.families.registry import families, family, family_of
 from bpe_core.formats.detect import load_model
@@ -316,6 +317,29 @@ def test_a_save_killed_halfway_leaves_the_old_model_loadable(models, tmp_path):
             child.wait()
     assert target.read_bytes() == old
     assert load_model(target).merges == load_model(models.old("bpe")).merges
+    save_model(load_model(target), target)  # the next save beside it clears what the killed one left
+    assert list(tmp_path.iterdir()) == [target]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="dead writers are told by their process id on POSIX only")
+def test_a_save_removes_only_the_temporary_files_of_dead_writers_of_this_host(models, tmp_path):
+    target = tmp_path / "model.json"
+    shutil.copyfile(models.old("bpe"), target)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    gone, alive = int(dead.stdout), os.getpid()
+    host = atomic._host_tag()
+    other_host = f"{(int(host, 16) + 1) % 0x10000:04x}"
+    names = {
+        f".model.json.{host}-{gone}-0123abcd.tmp": False,  # a killed writer's: removed
+        f".model.json.{host}-{alive}-0123abcd.tmp": True,  # a writer still at work: kept
+        f".model.json.{other_host}-{gone}-0123abcd.tmp": True,  # another machine's process ids
+        f".other.json.{host}-{gone}-0123abcd.tmp": True,  # another file's
+        f".model.json.{host}-{gone}-0123abcd.old": True,  # an old file kept aside is never swept
+    }
+    for name in names:
+        (tmp_path / name).write_bytes(b"{")
+    save_model(load_model(target), target)
+    assert {p.name for p in tmp_path.iterdir()} == {"model.json", *(name for name, kept in names.items() if kept)}
 
 
 # Runs the command line with files limited to argv[1] bytes, as a full disk would limit them: a
@@ -323,6 +347,7 @@ def test_a_save_killed_halfway_leaves_the_old_model_loadable(models, tmp_path):
 # the process there (SIGXFSZ), halfway through the file.
 LIMITED_CHILD = """
 import resource, signal, sys
+from bpe_core import atomic
 from bpe_core.cli import main
 
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN if sys.argv[2] == "refused" else signal.SIG_DFL)
