@@ -2,7 +2,7 @@
 and with --first-visit, a new install's first visits to the app's pages.
 
     python bench/bench_startup.py [--repeat 21] [--quick] [--json PATH]
-    python bench/bench_startup.py --first-visit [--warm off,on] [--pages tokenize,language-tax]
+    python bench/bench_startup.py --first-visit [--warm off,on,installed] [--pages tokenize,language-tax]
 
 Each case is a fresh interpreter, run `--repeat` times in turn with the others (so a busy moment
 hits every case alike). Three figures, each a median in milliseconds:
@@ -24,13 +24,16 @@ empty folders. Visits are timed on new installs, in Debian's Chromium: a visitor
 warming on, one who goes on once it has finished (its stamp written: the time since the server
 answered is reported); and a visitor whose first visit is a link to one of those pages (a new
 install each). `--warm off` turns the server's background warming off (BPE_EXPLORER_WARM=0, as before
-it existed); `--warm on` starts it as explorer/app.py does, on the first run of the app. Target
-(issue 21): a first visit <= 3 s.
+it existed); `--warm on` starts it as explorer/app.py does, on the first run of the app; `--warm
+installed` has the caches built before the server starts, as the README's install command builds them
+(`python -m explorer.data.warm` in scripts/install.sh), which is what a newcomer's first visit meets.
+Target (issue 21): a first visit <= 3 s.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -123,12 +126,25 @@ def noise_ms(times: list[float]) -> float:
     return statistics.median(abs(t - middle) for t in times) * 1000
 
 
+def _cache_env(home: Path) -> dict[str, str]:
+    return {**os.environ, "XDG_CACHE_HOME": str(home / "xdg"), "BPE_EXPLORER_CACHE": str(home / "bpe-explorer")}
+
+
+def _installed_caches(into: Path) -> float:
+    """Build the caches as scripts/install.sh does (`python -m explorer.data.warm`) under `into`; its seconds."""
+    began = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "explorer.data.warm"], cwd=ROOT, env=_cache_env(into), check=True,
+                   stdout=subprocess.DEVNULL)
+    return time.perf_counter() - began
+
+
 def _new_install(warm: str, log_path: Path, home: Path) -> tuple[subprocess.Popen, str]:
-    """A server on a free port whose caches are new folders under `home`; warming as `warm` says."""
-    env = {**os.environ, "XDG_CACHE_HOME": str(home / "xdg"), "BPE_EXPLORER_CACHE": str(home / "bpe-explorer"),
-           "BPE_EXPLORER_WARM": "1" if warm == "on" else "0"}
+    """A server on a free port whose caches are folders under `home` (new and empty, or for `warm`
+    "installed" copies of the caches an install built); warming as `warm` says ("installed" starts it
+    too: it finds the caches built and does nothing)."""
+    env = {**_cache_env(home), "BPE_EXPLORER_WARM": "0" if warm == "off" else "1"}
     port = _server.free_port()
-    start = ["-c", WARM_LAUNCHER] if warm == "on" else ["-m", "streamlit", "run"]
+    start = ["-c", WARM_LAUNCHER] if warm != "off" else ["-m", "streamlit", "run"]
     command = [sys.executable, *start, "explorer/app.py", *_server.streamlit_options(port)]
     return _server.start(command, port=port, cwd=ROOT, log_path=log_path, env=env)
 
@@ -160,11 +176,20 @@ def _first_visit_rows(warm: str, pages: list[str], timeout: float) -> list[list[
         took = f"{time.perf_counter() - since:.1f} s after the server answered" if stamp.exists() else "timed out"
         rows.append([warm, f"  (the warming finished, {took})", "", "", ""])
 
+    installed = None
+    if warm == "installed":  # the caches as the README's install leaves them, built once and copied
+        installed = Path(tempfile.mkdtemp(prefix="bench-installed-caches-"))
+        rows.append([warm, f"  (caches built as install.sh builds them, in {_installed_caches(installed):.1f} s)",
+                     "", "", ""])
     with chromium() as browser:
         # (opened by link, wait for the warming, then visited in turn)
         visits = [("", False, pages)] + ([("", True, pages)] if warm == "on" else []) + [(p, False, []) for p in pages]
         for opened, wait, then in visits:
             with tempfile.TemporaryDirectory(prefix="bench-first-visit-") as home:
+                if installed is not None:
+                    for folder in ("xdg", "bpe-explorer"):
+                        if (installed / folder).exists():
+                            shutil.copytree(installed / folder, Path(home) / folder)
                 process, base = _new_install(warm, Path(home) / "server.log", Path(home))
                 answered = time.perf_counter()
                 try:
@@ -180,6 +205,8 @@ def _first_visit_rows(warm: str, pages: list[str], timeout: float) -> list[list[
                     context.close()
                 finally:
                     _server.stop(process)
+    if installed is not None:
+        shutil.rmtree(installed, ignore_errors=True)
     return rows
 
 
@@ -192,12 +219,15 @@ def first_visits(args: argparse.Namespace) -> None:
     if unknown:
         raise SystemExit(f"unknown page {', '.join(unknown)}; choose from {', '.join(PAGE_TITLES)}")
     rows = []
-    for warm in [w.strip() for w in args.warm.split(",") if w.strip()]:
+    modes = [w.strip() for w in args.warm.split(",") if w.strip()]
+    if set(modes) - {"off", "on", "installed"}:
+        raise SystemExit(f"--warm takes off, on and installed, not {args.warm}")
+    for warm in modes:
         print(f"warming {warm} ...", file=sys.stderr, flush=True)
         rows += _first_visit_rows(warm, pages, args.timeout)
     info = machine_info()
     print(info)
-    print("First visits on a new install (empty caches), seconds until the page is drawn and idle")
+    print("First visits on a new install (empty caches, or as installed), seconds until the page is drawn and idle")
     print(table(["warming", "visit", "seconds", f"<= {FIRST_VISIT_TARGET:g} s", "errors"], rows, align="llrll"))
     results = [dict(zip(("warming", "visit", "seconds", "met", "errors"), r)) for r in rows]
     write_json("first-visit", {"machine": info, "target_s": FIRST_VISIT_TARGET, "visits": results}, args.json)
@@ -209,7 +239,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="5 runs a case")
     parser.add_argument("--json", help="where to write the results")
     parser.add_argument("--first-visit", action="store_true", help="time a new install's first visits instead")
-    parser.add_argument("--warm", default="off,on", help="with --first-visit: off, on or both (off,on)")
+    parser.add_argument("--warm", default="off,on", help="with --first-visit, comma-separated: off, on, installed "
+                        "(the caches built first, as the README's install builds them)")
     parser.add_argument("--pages", default="tokenize,language-tax",
                         help=f"with --first-visit, comma-separated: {', '.join(PAGE_TITLES)}")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one visit")
