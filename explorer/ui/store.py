@@ -190,8 +190,14 @@ def trains_in_thread(corpus: Corpus, request: TrainRequest) -> bool:
     """
     if os.environ.get("EXPLORER_TRAIN_IN_THREAD") == "1":
         return True
-    chars = len(corpus.text)
-    return chars <= IN_THREAD_CHARS and chars * max(1, request.amount) <= IN_THREAD_WORK
+    return small_enough_here(len(corpus.text), request.amount)
+
+
+def small_enough_here(characters: int, amount: float) -> bool:
+    """Whether training `characters` of text to `amount` merges or tokens (times a family's cost beside
+    BPE's, where a page weighs several) is small enough for the page's thread: a process would take longer
+    to start than the training takes."""
+    return characters <= IN_THREAD_CHARS and characters * max(1.0, amount) <= IN_THREAD_WORK
 
 
 def _bundle_memory(trained: Trained, pickled_bytes: int | None = None) -> int:

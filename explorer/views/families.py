@@ -1,10 +1,11 @@
 """Families: the lesson's table of every family this app trains, made live on the session's corpus.
 
-They train one after another in a worker process (the pool's long lane, under its limits) on the
-corpus's first `families.TRAIN_CHARS` characters (the cap keeps the slowest, pure-Python EM, to
-seconds), and the server keeps the last few results for every session (`FamiliesCache`). What is
-particular to a family (how it trains here, its several segmentations of a word) comes from its
-folder (`explorer.families.part`).
+They train in worker processes (a job a family, in the lane of a training of their size, under the
+pool's limits) on the corpus's first `families.TRAIN_CHARS` characters (the cap keeps the slowest,
+pure-Python EM, to seconds); a lesson's few words train in the page's thread, as the sidebar's
+training of them does (`store.small_enough_here`). The server keeps the last few results for every
+session (`FamiliesCache`). What is particular to a family (how it trains here, its several
+segmentations of a word) comes from its folder (`explorer.families.part`).
 """
 from __future__ import annotations
 
@@ -68,17 +69,25 @@ if found is None:
     except BPEError as exc:
         st.error(md_escape(f"Cannot train: {as_clause(str(exc))}."))
         st.stop()
-    # A task a family: two of them train at once (the short lane's workers), the longest first, so that
-    # the others share the second worker meanwhile (about half the wait of one task for all four).
-    order = sorted(fam.FAMILIES, key=lambda name: -part(name, "families").COST)
-    done = store.run_tasks([(("families", *key, name), fam.families_task(
-        corpus.text, vocab_size=vocab_size, transition=transition, where=where, names=(name,)), None)
-        for name in order], st.empty())
-    errors = list(dict.fromkeys(error for _, error in done if error))
-    if errors:
-        st.error(md_escape(f"Cannot train: {as_clause('; '.join(errors))}."))
-        st.stop()
-    found = fam.merged([result for result, _ in done])
+    costs = {name: part(name, "families").COST for name in fam.FAMILIES}
+    if store.small_enough_here(min(len(corpus.text), fam.TRAIN_CHARS), vocab_size * sum(costs.values())):
+        try:  # a lesson's few words: all four in this thread take less than one worker's start
+            found = fam.train_families(corpus.text, vocab_size=vocab_size, transition=transition)
+        except BPEError as exc:
+            st.error(md_escape(f"Cannot train: {as_clause(str(exc))}."))
+            st.stop()
+    else:
+        # A task a family: two of them train at once (the short lane's workers), the longest first, so that
+        # the others share the second worker meanwhile (about half the wait of one task for all four).
+        order = sorted(fam.FAMILIES, key=lambda name: -costs[name])
+        done = store.run_tasks([(("families", *key, name), fam.families_task(
+            corpus.text, vocab_size=vocab_size, transition=transition, where=where, names=(name,)), None)
+            for name in order], st.empty())
+        errors = list(dict.fromkeys(error for _, error in done if error))
+        if errors:
+            st.error(md_escape(f"Cannot train: {as_clause('; '.join(errors))}."))
+            st.stop()
+        found = fam.merged([result for result, _ in done])
     cache.put(key, found)
 
 st.subheader("The lesson's table, on this corpus")

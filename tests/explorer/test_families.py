@@ -17,7 +17,7 @@ from explorer.display import families as view
 from explorer.display.render import PRESENTER_CSS
 from explorer.display.table_fit import FIT_WIDTH, INDEX, PRESENTER_ROOT_PX, fit_columns
 from explorer.families import part
-from explorer.ui import state
+from explorer.ui import state, store
 from sample_corpora import load_corpus
 
 SEED000 = load_corpus("seed000")
@@ -267,6 +267,7 @@ def test_the_page_trains_each_family_in_a_job_of_its_own(app, monkeypatch, seed0
         return real(*args, **kwargs)
 
     monkeypatch.setattr(fam, "families_task", recorded)
+    monkeypatch.setattr(store, "IN_THREAD_CHARS", 10)  # the lesson corpus counts as large: worker processes
     at = open_page(app)
     asked.clear()  # the server keeps the last results: a size no other test asks for is trained here
     at.number_input(key=state.FAM_W_VOCAB).set_value(397).run(timeout=120)
@@ -276,3 +277,16 @@ def test_the_page_trains_each_family_in_a_job_of_its_own(app, monkeypatch, seed0
     joined = fam.merged(parts)
     assert [r.family for r in joined.runs] == list(fam.FAMILIES)  # the registry's order, whatever the jobs' order
     assert [(r.vocab_size, r.tokens) for r in joined.runs] == [(r.vocab_size, r.tokens) for r in seed000_families.runs]
+
+
+def test_a_lessons_few_words_train_in_the_page_thread_with_the_same_numbers(app, monkeypatch, seed000_families):
+    """Four worker starts would take longer than training a lesson's words: no job, the same table."""
+    monkeypatch.setattr(fam, "families_task", lambda *a, **k: pytest.fail("a lesson's families went to a worker"))
+    at = open_page(app)
+    at.number_input(key=state.FAM_W_VOCAB).set_value(398).run(timeout=120)  # a size no other test trains
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    again = fam.train_families(SEED000, vocab_size=398, transition=fam.transition_size(398, int(at.session_state[
+        state.FAM_PERCENT])))
+    assert list(table.loc["Vocabulary reached"]) == [f"{r.vocab_size:,}" for r in again.runs]
+    assert store.small_enough_here(len(SEED000), 398 * 5) and not store.small_enough_here(fam.TRAIN_CHARS, 500 * 5)
