@@ -138,6 +138,14 @@ def _installed_caches(into: Path) -> float:
     return time.perf_counter() - began
 
 
+def _restamp(home: Path) -> None:
+    """Write the warming's stamp for the caches copied into `home`: it names their folders, and a stamp
+    naming other folders would have the server warm again."""
+    subprocess.run([sys.executable, "-c", "from explorer.data import warm; warm._write_stamp(); "
+                    "assert warm.already_warm(), 'the copied caches are not seen as warm'"],
+                   cwd=ROOT, env=_cache_env(home), check=True)
+
+
 def _new_install(warm: str, log_path: Path, home: Path) -> tuple[subprocess.Popen, str]:
     """A server on a free port whose caches are folders under `home` (new and empty, or for `warm`
     "installed" copies of the caches an install built); warming as `warm` says ("installed" starts it
@@ -150,10 +158,25 @@ def _new_install(warm: str, log_path: Path, home: Path) -> tuple[subprocess.Pope
 
 
 def _first_visit_rows(warm: str, pages: list[str], timeout: float) -> list[list[str]]:
+    rows: list[list[str]] = []
+    installed = None
+    if warm == "installed":  # the caches as the README's install leaves them, built once and copied
+        installed = Path(tempfile.mkdtemp(prefix="bench-installed-caches-"))
+    try:
+        if installed is not None:
+            took = _installed_caches(installed)
+            rows.append([warm, f"  (caches built as install.sh builds them, in {took:.1f} s)", "", "", ""])
+        _visits(warm, pages, timeout, rows, installed)
+    finally:
+        if installed is not None:
+            shutil.rmtree(installed, ignore_errors=True)
+    return rows
+
+
+def _visits(warm: str, pages: list[str], timeout: float, rows: list[list[str]], installed: Path | None) -> None:
+    """Each visit on a new install of its own, its row added to `rows`."""
     from _browser import chromium, new_page
     from _page_timing import LOADED_JS, errors_on, nav, timed
-
-    rows: list[list[str]] = []
 
     def row(what: str, seconds: float | None, errors: int) -> None:
         met = "" if seconds is None else ("met" if seconds <= FIRST_VISIT_TARGET else "MISSED")
@@ -176,11 +199,6 @@ def _first_visit_rows(warm: str, pages: list[str], timeout: float) -> list[list[
         took = f"{time.perf_counter() - since:.1f} s after the server answered" if stamp.exists() else "timed out"
         rows.append([warm, f"  (the warming finished, {took})", "", "", ""])
 
-    installed = None
-    if warm == "installed":  # the caches as the README's install leaves them, built once and copied
-        installed = Path(tempfile.mkdtemp(prefix="bench-installed-caches-"))
-        rows.append([warm, f"  (caches built as install.sh builds them, in {_installed_caches(installed):.1f} s)",
-                     "", "", ""])
     with chromium() as browser:
         # (opened by link, wait for the warming, then visited in turn)
         visits = [("", False, pages)] + ([("", True, pages)] if warm == "on" else []) + [(p, False, []) for p in pages]
@@ -190,6 +208,7 @@ def _first_visit_rows(warm: str, pages: list[str], timeout: float) -> list[list[
                     for folder in ("xdg", "bpe-explorer"):
                         if (installed / folder).exists():
                             shutil.copytree(installed / folder, Path(home) / folder)
+                    _restamp(Path(home))
                 process, base = _new_install(warm, Path(home) / "server.log", Path(home))
                 answered = time.perf_counter()
                 try:
@@ -205,9 +224,6 @@ def _first_visit_rows(warm: str, pages: list[str], timeout: float) -> list[list[
                     context.close()
                 finally:
                     _server.stop(process)
-    if installed is not None:
-        shutil.rmtree(installed, ignore_errors=True)
-    return rows
 
 
 def first_visits(args: argparse.Namespace) -> None:

@@ -6,8 +6,9 @@ disk, Ctrl-C, a kill), the name holds the old file or the whole new one, never p
 the write fails in this process the temporary file is removed, the old file is left byte for byte
 as it was and the error (an OSError, KeyboardInterrupt, anything) goes on to the caller; a killed
 process can leave its hidden temporary file behind, never anything under the name itself. That
-file's name holds its writer's host and process id (`.NAME.HOST-PID-XXXXXXXX.tmp`): the next write
-beside it from the same host removes it once no process has that id (POSIX only).
+file's name holds its writer's host and process id (`.NAME.HOST-PID-XXXXXXXX.tmp`, HOST a digest of
+the machine's name and process-id namespace): the next write beside it from the same host removes it
+once no process has that id (POSIX only). A long NAME is cut so that these names fit in 255 bytes.
 
 A new file gets the permission bits the umask gives (as `open` gives them); a replaced file keeps
 its own. A symbolic link is written through (the file it names is replaced, the link stays). A
@@ -186,28 +187,43 @@ class _SyncedFile(io.RawIOBase):
 
 
 def _host_tag() -> str:
-    """Four hex digits of this machine's name: a temporary file from another host is not ours to judge."""
+    """Eight hex digits of this machine's name and process-id namespace: a temporary file written on
+    another host, or in another container sharing the folder, is not ours to judge."""
     uname = getattr(os, "uname", None)
-    node = uname().nodename if uname is not None else os.environ.get("COMPUTERNAME", "")
-    return f"{zlib.crc32(node.encode('utf-8', 'replace')) & 0xFFFF:04x}"
+    where = uname().nodename if uname is not None else os.environ.get("COMPUTERNAME", "")
+    with contextlib.suppress(OSError):
+        where += "\0" + os.readlink("/proc/self/ns/pid")
+    return f"{zlib.crc32(where.encode('utf-8', 'replace')):08x}"
 
 
 def _process_gone(pid: int) -> bool:
-    """Whether no process has the id `pid` now (a process of another user counts as there)."""
+    """Whether no process has the id `pid` now (a process of another user counts as there, and so does
+    an id no process can have)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
-    except OSError:
+    except (OSError, OverflowError, ValueError):
         return False
     return False
 
 
-def _sweep_dead(folder: str, name: str, host: str) -> None:
-    """Remove the temporary files for `name` left in `folder` by killed writers of this host."""
+def _fitted(name: str, suffix_len: int) -> str:
+    """`name` cut, at a character's end, so that a hidden name made of it and `suffix_len` more bytes
+    stays within the 255 bytes a file name may take."""
+    room = 255 - 1 - suffix_len
+    cut = name[:room]
+    while len(os.fsencode(cut)) > room:
+        cut = cut[:-1]
+    return cut
+
+
+def _sweep_dead(folder: str, name: str, tag: str) -> None:
+    """Remove the temporary files of `name` (cut as `_create_beside` cuts it) left in `folder` by killed
+    writers of this host: one look through the folder per write."""
     if os.name != "posix":  # os.kill(pid, 0) would end the process elsewhere, not probe it
         return
-    pattern = re.compile(rf"\.{re.escape(name)}\.{host}-(\d+)-[0-9a-f]{{8}}\.tmp")
+    pattern = re.compile(rf"\.{re.escape(name)}\.{tag}-([0-9]{{1,10}})-[0-9a-f]{{8}}\.tmp")
     with contextlib.suppress(OSError), os.scandir(folder or ".") as entries:
         for entry in entries:
             found = pattern.fullmatch(entry.name)
@@ -220,11 +236,12 @@ def _create_beside(target: str) -> tuple[str, int]:
     """A new hidden file in `target`'s folder, opened for writing, with the mode a new file gets;
     what killed writers left there for the same name is removed first."""
     folder, name = os.path.split(target)
-    host, pid = _host_tag(), os.getpid()
-    _sweep_dead(folder, name[:200], host)
+    tag, pid = _host_tag(), os.getpid()
+    name = _fitted(name, len(f".{tag}-{'9' * 10}-01234567.tmp"))  # the same cut whatever the writer's id
+    _sweep_dead(folder, name, tag)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     for _ in range(_TEMP_TRIES):
-        temp = os.path.join(folder, f".{name[:200]}.{host}-{pid}-{secrets.token_hex(4)}.tmp")
+        temp = os.path.join(folder, f".{name}.{tag}-{pid}-{secrets.token_hex(4)}.tmp")
         try:
             return temp, os.open(temp, flags, 0o666)
         except FileExistsError:
@@ -235,8 +252,9 @@ def _create_beside(target: str) -> tuple[str, int]:
 def _keep_aside(target: str) -> str:
     """A second name for the file `target` (a hard link, else the file itself renamed to it)."""
     folder, name = os.path.split(target)
+    name = _fitted(name, len(".01234567.old"))
     for _ in range(_TEMP_TRIES):
-        aside = os.path.join(folder, f".{name[:200]}.{secrets.token_hex(4)}.old")
+        aside = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.old")
         try:
             os.link(target, aside)
         except FileExistsError:

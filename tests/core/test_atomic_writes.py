@@ -328,7 +328,7 @@ def test_a_save_removes_only_the_temporary_files_of_dead_writers_of_this_host(mo
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     gone, alive = int(dead.stdout), os.getpid()
     host = atomic._host_tag()
-    other_host = f"{(int(host, 16) + 1) % 0x10000:04x}"
+    other_host = f"{(int(host, 16) + 1) % 0x100000000:08x}"
     names = {
         f".model.json.{host}-{gone}-0123abcd.tmp": False,  # a killed writer's: removed
         f".model.json.{host}-{alive}-0123abcd.tmp": True,  # a writer still at work: kept
@@ -336,10 +336,22 @@ def test_a_save_removes_only_the_temporary_files_of_dead_writers_of_this_host(mo
         f".other.json.{host}-{gone}-0123abcd.tmp": True,  # another file's
         f".model.json.{host}-{gone}-0123abcd.old": True,  # an old file kept aside is never swept
     }
+    names[f".model.json.{host}-99999999999999999999-0123abcd.tmp"] = True  # no such process id: not judged
+    names[f".model.json.{host}-{gone}٣-0123abcd.tmp"] = True  # digits of another script: not an id
     for name in names:
         (tmp_path / name).write_bytes(b"{")
     save_model(load_model(target), target)
     assert {p.name for p in tmp_path.iterdir()} == {"model.json", *(name for name, kept in names.items() if kept)}
+
+
+@pytest.mark.parametrize("name", ["é" * 125 + ".json", "m" * 250 + ".json"])
+def test_a_name_near_the_longest_a_file_may_have_is_written_and_replaced(name, models, tmp_path):
+    """The temporary and kept-aside names cut a long name (by bytes, at a character's end) to fit in 255 bytes."""
+    target = tmp_path / name
+    assert len(os.fsencode(name)) <= 255
+    save_model(load_model(models.old("bpe")), target)
+    atomic.write_files([(target, b"new"), (tmp_path / "other.json", b"other")])  # both kept aside, then placed
+    assert target.read_bytes() == b"new" and {p.name for p in tmp_path.iterdir()} == {name, "other.json"}
 
 
 # Runs the command line with files limited to argv[1] bytes, as a full disk would limit them: a
@@ -347,7 +359,6 @@ def test_a_save_removes_only_the_temporary_files_of_dead_writers_of_this_host(mo
 # the process there (SIGXFSZ), halfway through the file.
 LIMITED_CHILD = """
 import resource, signal, sys
-from bpe_core import atomic
 from bpe_core.cli import main
 
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN if sys.argv[2] == "refused" else signal.SIG_DFL)

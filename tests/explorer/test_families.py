@@ -289,4 +289,6 @@ def test_a_lessons_few_words_train_in_the_page_thread_with_the_same_numbers(app,
     again = fam.train_families(SEED000, vocab_size=398, transition=fam.transition_size(398, int(at.session_state[
         state.FAM_PERCENT])))
     assert list(table.loc["Vocabulary reached"]) == [f"{r.vocab_size:,}" for r in again.runs]
-    assert store.small_enough_here(len(SEED000), 398 * 5) and not store.small_enough_here(fam.TRAIN_CHARS, 500 * 5)
+    cost = sum(part(name, "families").COST for name in fam.FAMILIES)
+    assert store.small_enough_here(len(SEED000), 398 * cost)
+    assert not store.small_enough_here(50_000, fam.default_vocab_size(50_000) * cost)  # a paste of some pages
