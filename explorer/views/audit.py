@@ -101,10 +101,13 @@ if result is None:
         st.stop()
     slot.empty()
     try:
-        task = view.audit_task(tasks.model_ref(tok, picker.builtin_of(key)), text, threshold=threshold,
-                               label=options.get(key, key))
-        result = store.run_task(("audit", *memo_key), task, st.empty(),
-                                here=lambda: view.audit(tok, text, threshold=threshold))
+        if store.small_enough_here(size, tok.vocab_size):  # a lesson: sooner here than a worker's start
+            result = view.audit(tok, text, threshold=threshold)
+        else:
+            task = view.audit_task(tasks.model_ref(tok, picker.builtin_of(key)), text, threshold=threshold,
+                                   label=options.get(key, key))
+            result = store.run_task(("audit", *memo_key), task, st.empty(),
+                                    here=lambda: view.audit(tok, text, threshold=threshold))
     except BPEError as exc:
         st.error(md_escape(str(exc)))
         st.stop()

@@ -108,3 +108,19 @@ def test_a_large_corpus_waits_for_the_button_then_is_remembered(app):
     at.select_slider(key=state.AUD_W_MB).set_value(0.5).run()  # the first 0.5 MB: small enough to run at once
     assert metrics(at)["Extra tokens"] == "62,500"
     assert any("the first 0.5 MB (500,000 bytes)" in c.value.replace("\\", "") for c in at.caption)
+
+
+def test_a_lessons_audit_runs_in_the_page_thread_and_a_larger_one_in_a_worker(app, monkeypatch):
+    """A worker's start takes longer than auditing a lesson; past the sidebar's in-thread bounds, a worker."""
+    from explorer.data import tasks
+    from explorer.ui import store
+
+    asked: list[str] = []
+    real = view.audit_task
+    monkeypatch.setattr(view, "audit_task", lambda *a, **k: asked.append(a[1]) or real(*a, **k))
+    at = open_audit(app, hand_built(), CORPUS)
+    assert asked == [] and metrics(at)["Extra tokens"] == "2"
+    larger = "ab abcd " * 20_000  # 160,000 bytes: past IN_THREAD_CHARS, within what is audited without asking
+    at = open_audit(app, hand_built(), larger)
+    assert asked == [larger] and metrics(at)["Extra tokens"] == "20,000"
+    assert tasks.LONG_TEXT_BYTES > len(larger) > store.IN_THREAD_CHARS
