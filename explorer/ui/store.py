@@ -241,20 +241,26 @@ def _train_here(corpus: Corpus, request: TrainRequest, slot: st.delta_generator.
 
 
 def run_task(key: tuple, task: Task, slot: st.delta_generator.DeltaGenerator | None = None,
-             here: Callable[[], object] | None = None) -> object:
+             here: Callable[[], object] | None = None, *, at_once: bool = False) -> object:
     """One task of `run_tasks`: its result, or a one-line BPEError when it fails or hits a limit."""
-    ((result, error),) = run_tasks([(key, task, here)], slot)
+    ((result, error),) = run_tasks([(key, task, here)], slot, at_once=at_once)
     if error:
         raise BPEError(error)
     return result
 
 
 def run_tasks(work: Sequence[tuple[tuple, Task, Callable[[], object] | None]],
-              slot: st.delta_generator.DeltaGenerator | None = None) -> list[tuple[object, str]]:
+              slot: st.delta_generator.DeltaGenerator | None = None, *,
+              at_once: bool = False) -> list[tuple[object, str]]:
     """Run (key, task, here) in the pool, all at once (a lane runs as many as it has workers), and wait for
     them, the first unfinished one's status in `slot` if given: each one's (result, "") or (None, the
     one-line reason it failed). `here` computes the same in this thread, for a payload that cannot
-    travel to a worker. (A rerun that interrupts the wait leaves the jobs alone; nobody waiting stops them.)"""
+    travel to a worker, and for all of them when `at_once` (work smaller than a worker's start, as
+    `small_enough_here` tells). (A rerun that interrupts the wait leaves the jobs alone; nobody waiting
+    stops them.)"""
+    heres = [here for _, _, here in work]
+    if at_once and None not in heres:
+        return [_here(here) for here in heres if here is not None]
     jobs = [worker_pool().submit(key, task) for key, task, _ in work]
     bar = slot.progress(0.0, text=md_escape(jobs[0].status())) if slot is not None and jobs else None
     try:
@@ -268,14 +274,16 @@ def run_tasks(work: Sequence[tuple[tuple, Task, Callable[[], object] | None]],
     finally:
         if slot is not None:
             slot.empty()
-    results: list[tuple[object, str]] = []
-    for job, (_, _, here) in zip(jobs, work):
-        try:
-            results.append((here(), "") if job.unsendable and here is not None
-                           else (None, job.error) if job.error else (job.result, ""))
-        except BPEError as exc:  # here()'s
-            results.append((None, str(exc)))
-    return results
+    return [_here(here) if job.unsendable and here is not None else (None, job.error) if job.error
+            else (job.result, "") for job, (_, _, here) in zip(jobs, work)]
+
+
+def _here(compute: Callable[[], object]) -> tuple[object, str]:
+    """(result, "") of computing in this thread, or (None, its BPEError's one line)."""
+    try:
+        return compute(), ""
+    except BPEError as exc:
+        return None, str(exc)
 
 
 def _train_in_worker(corpus: Corpus, request: TrainRequest, key: tuple,

@@ -101,13 +101,11 @@ if result is None:
         st.stop()
     slot.empty()
     try:
-        if store.small_enough_here(size, tok.vocab_size):  # a lesson: sooner here than a worker's start
-            result = view.audit(tok, text, threshold=threshold)
-        else:
-            task = view.audit_task(tasks.model_ref(tok, picker.builtin_of(key)), text, threshold=threshold,
-                                   label=options.get(key, key))
-            result = store.run_task(("audit", *memo_key), task, st.empty(),
-                                    here=lambda: view.audit(tok, text, threshold=threshold))
+        task = view.audit_task(tasks.model_ref(tok, picker.builtin_of(key)), text, threshold=threshold,
+                               label=options.get(key, key))
+        result = store.run_task(("audit", *memo_key), task, st.empty(),
+                                here=lambda: view.audit(tok, text, threshold=threshold),
+                                at_once=store.small_enough_here(size, tok.vocab_size))  # a lesson: no worker
     except BPEError as exc:
         st.error(md_escape(str(exc)))
         st.stop()

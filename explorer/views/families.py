@@ -69,25 +69,21 @@ if found is None:
     except BPEError as exc:
         st.error(md_escape(f"Cannot train: {as_clause(str(exc))}."))
         st.stop()
+    # A task a family: two of them train at once (the short lane's workers), the longest first, so that
+    # the others share the second worker meanwhile (about half the wait of one task for all four). A
+    # lesson's few words train at once in this thread instead: all four take less than one worker's start.
     costs = {name: part(name, "families").COST for name in fam.FAMILIES}
-    if store.small_enough_here(min(len(corpus.text), fam.TRAIN_CHARS), vocab_size * sum(costs.values())):
-        try:  # a lesson's few words: all four in this thread take less than one worker's start
-            found = fam.train_families(corpus.text, vocab_size=vocab_size, transition=transition)
-        except BPEError as exc:
-            st.error(md_escape(f"Cannot train: {as_clause(str(exc))}."))
-            st.stop()
-    else:
-        # A task a family: two of them train at once (the short lane's workers), the longest first, so that
-        # the others share the second worker meanwhile (about half the wait of one task for all four).
-        order = sorted(fam.FAMILIES, key=lambda name: -costs[name])
-        done = store.run_tasks([(("families", *key, name), fam.families_task(
-            corpus.text, vocab_size=vocab_size, transition=transition, where=where, names=(name,)), None)
-            for name in order], st.empty())
-        errors = list(dict.fromkeys(error for _, error in done if error))
-        if errors:
-            st.error(md_escape(f"Cannot train: {as_clause('; '.join(errors))}."))
-            st.stop()
-        found = fam.merged([result for result, _ in done])
+    order = sorted(fam.FAMILIES, key=lambda name: -costs[name])
+    sizes = {"vocab_size": vocab_size, "transition": transition}
+    work = [(("families", *key, name), fam.families_task(corpus.text, **sizes, where=where, names=(name,)),
+             lambda name=name: fam.train_families(corpus.text, **sizes, names=(name,))) for name in order]
+    small = store.small_enough_here(min(len(corpus.text), fam.TRAIN_CHARS), vocab_size * sum(costs.values()))
+    done = store.run_tasks(work, st.empty(), at_once=small)
+    errors = list(dict.fromkeys(error for _, error in done if error))
+    if errors:
+        st.error(md_escape(f"Cannot train: {as_clause('; '.join(errors))}."))
+        st.stop()
+    found = fam.merged([result for result, _ in done])
     cache.put(key, found)
 
 st.subheader("The lesson's table, on this corpus")

@@ -115,9 +115,9 @@ def test_a_lessons_audit_runs_in_the_page_thread_and_a_larger_one_in_a_worker(ap
     from explorer.data import tasks
     from explorer.ui import store
 
-    asked: list[str] = []
-    real = view.audit_task
-    monkeypatch.setattr(view, "audit_task", lambda *a, **k: asked.append(a[1]) or real(*a, **k))
+    pool, asked = store.worker_pool(), []
+    real = pool.submit
+    monkeypatch.setattr(pool, "submit", lambda key, task: asked.append("".join(task.texts)) or real(key, task))
     at = open_audit(app, hand_built(), CORPUS)
     assert asked == [] and metrics(at)["Extra tokens"] == "2"
     larger = "ab abcd " * 20_000  # 160,000 bytes: past IN_THREAD_CHARS, within what is audited without asking

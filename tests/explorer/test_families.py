@@ -257,20 +257,22 @@ def test_the_families_train_in_the_lane_of_a_training_of_their_size():
     assert fam.families_task("low lower", vocab_size=fam.MAX_VOCAB, transition=7000, where="x").lane == SHORT
 
 
+def submissions(monkeypatch) -> list:
+    """The (key, task) of every job the pages hand the server's pool from now on."""
+    pool, submitted = store.worker_pool(), []
+    real = pool.submit
+    monkeypatch.setattr(pool, "submit", lambda key, task: submitted.append((key, task)) or real(key, task))
+    return submitted
+
+
 def test_the_page_trains_each_family_in_a_job_of_its_own(app, monkeypatch, seed000_families):
     """Two families train at once (the short lane's two workers): about half the wait of one job for all four."""
-    asked: list[tuple[str, ...]] = []
-    real = fam.families_task
-
-    def recorded(*args, **kwargs):
-        asked.append(kwargs["names"])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(fam, "families_task", recorded)
+    submitted = submissions(monkeypatch)
     monkeypatch.setattr(store, "IN_THREAD_CHARS", 10)  # the lesson corpus counts as large: worker processes
     at = open_page(app)
-    asked.clear()  # the server keeps the last results: a size no other test asks for is trained here
+    submitted.clear()  # the server keeps the last results: a size no other test asks for is trained here
     at.number_input(key=state.FAM_W_VOCAB).set_value(397).run(timeout=120)
+    asked = [task.payload[-1] for _, task in submitted]  # each job's family names
     assert not at.exception and not at.error and sorted(asked) == sorted((name,) for name in fam.FAMILIES)
     sizes = {"vocab_size": seed000_families.vocab_size, "transition": seed000_families.transition}
     parts = [fam.train_families(SEED000, **sizes, names=(name,)) for name in reversed(fam.FAMILIES)]
@@ -281,10 +283,11 @@ def test_the_page_trains_each_family_in_a_job_of_its_own(app, monkeypatch, seed0
 
 def test_a_lessons_few_words_train_in_the_page_thread_with_the_same_numbers(app, monkeypatch, seed000_families):
     """Four worker starts would take longer than training a lesson's words: no job, the same table."""
-    monkeypatch.setattr(fam, "families_task", lambda *a, **k: pytest.fail("a lesson's families went to a worker"))
+    submitted = submissions(monkeypatch)
     at = open_page(app)
     at.number_input(key=state.FAM_W_VOCAB).set_value(398).run(timeout=120)  # a size no other test trains
     assert not at.exception and not at.error
+    assert submitted == [], "a lesson's families went to a worker"
     table = at.dataframe[0].value
     again = fam.train_families(SEED000, vocab_size=398, transition=fam.transition_size(398, int(at.session_state[
         state.FAM_PERCENT])))
