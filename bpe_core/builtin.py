@@ -8,6 +8,18 @@
 The loading lives in `bpe_core.formats.builtin`, beside the file readers it uses, so that
 `formats.load_any` can resolve a built-in's name without an import cycle.
 """
-from .formats.builtin import Builtin, builtin_info, builtin_names, cache_dir, forget_loaded, is_builtin, load_builtin
+from .formats.builtin import (
+    Builtin,
+    builtin_info,
+    builtin_names,
+    cache_dir,
+    forget_loaded,
+    is_builtin,
+    let_go_unused,
+    load_builtin,
+)
 
-__all__ = ["Builtin", "builtin_info", "builtin_names", "cache_dir", "forget_loaded", "is_builtin", "load_builtin"]
+__all__ = [
+    "Builtin", "builtin_info", "builtin_names", "cache_dir", "forget_loaded", "is_builtin", "let_go_unused",
+    "load_builtin",
+]

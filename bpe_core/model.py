@@ -12,7 +12,15 @@ from functools import cached_property
 from itertools import chain
 
 from .collector import collector_paused
-from .encoder import MergeStep, RankTable, encode_dropout, encode_ranked, merge_steps, token_spans
+from .encoder import (
+    MergeStep,
+    RankTable,
+    encode_dropout,
+    encode_ranked,
+    merge_births,
+    merge_steps,
+    token_spans,
+)
 from .encoding import Encoding
 from .pretokenize import (
     bytes_to_symbols,
@@ -122,13 +130,7 @@ class Tokenizer:
         Merge rank k is step k + 1, for every tokenizer: a rank file's tokens are ranked by id, but
         its merges (and so `birth`, `encode_word(limit=k)` and `merge_steps`) count from 0 in order.
         """
-        made = [a + b for a, b in self.merges]
-        out = dict(zip(made, range(len(made))))
-        if len(out) < len(made):  # some token is made twice: its first merge counts
-            out = {}
-            for rank, token in enumerate(made):
-                out.setdefault(token, rank)
-        return out
+        return merge_births(self.merges, self.vocab)
 
     @cached_property
     def unreachable(self) -> frozenset[str]:

@@ -71,9 +71,9 @@ def as_parts(tok: Tokenizer) -> PartsTokenizer:
     reader = Reader(f"the {settings.mode}-mode settings")
     steps = settings_parts(settings)
     if tok.table.concat:
-        model: Any = Ranks(dict(tok.vocab))
+        model: Any = Ranks(tok.vocab)  # shared, not copied: both only read it
     else:
-        model = BPE(dict(tok.vocab), tok.merges, unk_token=tok.unk_token,
+        model = BPE(tok.vocab, tok.merges, unk_token=tok.unk_token,
                     end_of_word_suffix=EOW if settings.marker and settings.eow == "suffix" else None,
                     end_of_word_symbol=EOW if settings.marker and settings.eow == "separate" else None)
     return PartsTokenizer(model=model, normalizer=reader.normalizer(steps["normalizer"]),

@@ -17,8 +17,10 @@ listed by `builtin_names(parts=True)`, loaded by name like the others.
 The merge list derived from a rank table (`tiktoken.derive_merges`: seconds for 200k tokens; merge
 trees and the Vocabulary page need it) is cached beside it too, keyed by the table's digest.
 
-Loaded tokenizers are kept for the life of the process and shared: both kinds are thread-safe.
-`bpe_core.builtin` is the public name of this module.
+Loaded tokenizers are kept and shared: both kinds are thread-safe. A long-running process (the
+app's server) lets go of those nobody asked for in a while (`let_go_unused`); one that something
+still holds is given back as it is, never loaded a second time. `bpe_core.builtin` is the public
+name of this module.
 """
 from __future__ import annotations
 
@@ -28,10 +30,12 @@ import hashlib
 import importlib.util
 import json
 import threading
+import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
+from weakref import WeakValueDictionary
 
 from ..model import Tokenizer
 from ..pretokenize import bytes_to_symbols
@@ -143,6 +147,8 @@ _CATALOGUE = (
 _BY_NAME = {b.name: b for b in _CATALOGUE}
 
 _loaded: dict[str, Tokenizer | PartsTokenizer] = {}
+_held: WeakValueDictionary[str, Tokenizer | PartsTokenizer] = WeakValueDictionary()  # every one loaded and alive
+_asked: dict[str, float] = {}  # the monotonic time of each name's last `load_builtin`
 _locks: dict[str, threading.Lock] = {name: threading.Lock() for name in _BY_NAME}
 
 
@@ -172,19 +178,39 @@ def load_builtin(name: str) -> Tokenizer | PartsTokenizer:
     the pip package to install when its package is missing. `builtin_info(name).parts` says
     which kind it is."""
     info = builtin_info(name)
+    _asked[name] = time.monotonic()
     found = _loaded.get(name)
     if found is not None:
         return found
     with _locks[name]:  # one thread loads; the others wait for its result
         found = _loaded.get(name)
         if found is None:
-            found = _loaded[name] = _load(info)
+            found = _held.get(name)  # let go of, but still in use somewhere: that one, not a second copy
+            if found is None:
+                found = _held[name] = _load(info)
+            _loaded[name] = found
         return found
+
+
+def let_go_unused(seconds: float, *, now: float | None = None) -> list[str]:
+    """Stop keeping the built-ins no `load_builtin` asked for in the last `seconds` (a server's
+    visitors have left them: o200k alone holds 50 MB). What still holds one keeps it, and the next
+    `load_builtin` gives that same object back; once nothing does, its memory is freed and a later
+    call loads it again from the disk cache. Returns the names let go."""
+    now = time.monotonic() if now is None else now
+    gone = []
+    for name in list(_loaded):
+        with _locks[name]:
+            if name in _loaded and now - _asked.get(name, now) >= seconds:
+                del _loaded[name]
+                gone.append(name)
+    return gone
 
 
 def forget_loaded() -> None:
     """Drop the per-process tokenizers (for measuring a load; the disk cache stays)."""
     _loaded.clear()
+    _held.clear()
 
 
 def build_caches(name: str) -> None:

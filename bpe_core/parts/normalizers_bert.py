@@ -68,14 +68,14 @@ def _control_class() -> CharClass:
     """What clean_text removes: NUL, U+FFFD, and "other" characters (Cc but tab and newlines,
     Cf, Co, Cs); unassigned ones (Cn) stay."""
     controls = {cp for cp in (*range(0x20), *range(0x7F, 0xA0)) if cp not in (9, 10, 13)}
-    formats = {cp for cp in MARKS_AND_FORMATS if unicodedata.category(chr(cp)) == "Cf"}
+    formats = {cp for span in MARKS_AND_FORMATS for cp in span if unicodedata.category(chr(cp)) == "Cf"}
     chars = runs(controls | (formats - code_points(CF_NEW)) | {0xFFFD})
     return CharClass(sorted([*chars, *_PRIVATE_USE, (0xD800, 0xDFFF)]))
 
 
 @lru_cache(maxsize=1)
 def _nonspacing_class() -> CharClass:
-    marks = {cp for cp in MARKS_AND_FORMATS if unicodedata.category(chr(cp)) == "Mn"}
+    marks = {cp for span in MARKS_AND_FORMATS for cp in span if unicodedata.category(chr(cp)) == "Mn"}
     return class_of((marks - code_points(MN_REMOVED)) | code_points(MN_ADDED))
 
 

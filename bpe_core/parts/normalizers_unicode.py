@@ -358,14 +358,15 @@ def normalize_form(piece: Normalized, form: Form) -> Normalized:
                       origin=piece.origin)
 
 
-# Where marks and format characters are (planes 2 and 3 hold only ideographs).
-MARKS_AND_FORMATS = (*range(0xAD, 0x20000), *range(0xE0000, 0xE0200))
+# Where marks and format characters are (planes 2 and 3 hold only ideographs): ranges, not a
+# tuple of their 131,328 numbers, which would take 5 MB in every process that imports this.
+MARKS_AND_FORMATS = (range(0xAD, 0x20000), range(0xE0000, 0xE0200))
 
 
 @lru_cache(maxsize=1)
 def mark_class() -> CharClass:
     """Runs of General_Category=Mark characters as the crate's Unicode 9.0 tables have them."""
-    marks = {cp for cp in MARKS_AND_FORMATS if unicodedata.category(chr(cp))[0] == "M"}
+    marks = {cp for span in MARKS_AND_FORMATS for cp in span if unicodedata.category(chr(cp))[0] == "M"}
     return class_of((marks - code_points(MARK_REMOVED)) | code_points(MARK_ADDED))
 
 

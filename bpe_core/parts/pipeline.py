@@ -71,8 +71,12 @@ class PartsTokenizer:
 
     @cached_property
     def vocab(self) -> dict[str, int]:
-        """Every token with its id: the model's, then the added tokens'."""
-        vocab = dict(self.model.vocab)
+        """Every token with its id: the model's, then the added tokens'. The model's own table (read
+        only, as every tokenizer's) when the added tokens add nothing to it."""
+        vocab = self.model.vocab
+        if all(vocab.get(token.content) is not None for token in self.added_tokens):  # setdefault keeps these
+            return vocab
+        vocab = dict(vocab)
         for token in self.added_tokens:
             vocab.setdefault(token.content, token.id)
         return vocab

@@ -20,6 +20,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from bpe_core.analysis import bytes_text, token_text
+from bpe_core.encoder import merge_births
 from bpe_core.encoding import Encoding
 from bpe_core.families.registry import Family, family_of
 from bpe_core.hierarchy import MergeNode, merge_tree
@@ -168,7 +169,8 @@ class AnyModel:
         with _lock:
             found = _births.get(self.model)
         if found is None:
-            found = self.shows.birth(self.model) if self.shows.birth is not None else _merge_births(self.merges)
+            own = self.shows.birth
+            found = own(self.model) if own is not None else merge_births(self.merges or (), self.vocab)
             with _lock:
                 _births[self.model] = found
         return found
@@ -307,13 +309,6 @@ class AnyModel:
     @cached_property
     def _continuation(self) -> str | None:
         return self.shows.continuation(self.model)
-
-
-def _merge_births(merges: Sequence[tuple[str, str]] | None) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for rank, (left, right) in enumerate(merges or ()):
-        out.setdefault(left + right, rank)  # a token made twice: its first merge counts
-    return out
 
 
 def _respelled(node: MergeNode, model: AnyModel) -> MergeNode:

@@ -7,9 +7,11 @@ the sessions every `SWEEP_EVERY` seconds:
   closed session a while for a reconnect) has everything heavy in its state dropped: corpora,
   trainings, tokenizer files, the pages' results. Its settings, its step and its words stay, and
   its next run says what happened (`show_notice`) and trains its corpus again;
-* once sessions have ended or were dropped, unreachable objects are collected and the C
-  allocator is asked to give free memory back (`malloc_trim`), so the server's resident memory
-  falls back after many visitors instead of staying at its peak.
+* the server's shared caches and built-in tokenizers that no run has used for as long are let go
+  of too (`explorer/ui/server_caches.py`);
+* once sessions have ended or were dropped, or something was let go of, unreachable objects are
+  collected and the C allocator is asked to give free memory back (`malloc_trim`), so the
+  server's resident memory falls back after many visitors instead of staying at its peak.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from typing import Any
 
 import streamlit as st
 
-from explorer.ui import state
+from explorer.ui import server_caches, state
 
 IDLE_SECONDS = float(os.environ.get("EXPLORER_IDLE_SECONDS", 20 * 60))
 SWEEP_EVERY = max(0.5, min(60.0, IDLE_SECONDS / 4))
@@ -178,7 +180,8 @@ class _Registry:
             if not connected:
                 _forget_callbacks(session)
         _expire_closed_sessions()
-        if idle or self._freed.is_set():
+        let_go = server_caches.let_go_idle(IDLE_SECONDS, now=now)
+        if idle or let_go or self._freed.is_set():
             self._freed.clear()
             give_back_memory()
         return len(idle)

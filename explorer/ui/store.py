@@ -34,6 +34,7 @@ from explorer.data.training import Trained, TrainRequest, counting_status, progr
 from explorer.data.worker import Job, WorkerPool
 from explorer.display.render import isolate, md_escape
 from explorer.ui import holdings, link, sessions, state
+from explorer.ui.server_caches import kept_while_used
 from sample_corpora import list_corpora, load_corpus
 
 MAX_APP_MERGES = state.MAX_APP_MERGES  # merges, or tokens of a vocabulary, one training here may ask for
@@ -58,7 +59,7 @@ def sample_list() -> list:
     return list_corpora()
 
 
-@st.cache_resource(show_spinner="Loading the sample corpus (built on first use, a few seconds)…")
+@kept_while_used(st.cache_resource(show_spinner="Loading the sample corpus (built on first use, a few seconds)…"))
 def sample_text(sample_id: str) -> str:
     return load_corpus(sample_id)
 
@@ -84,7 +85,7 @@ def _sample(sample_id: str, title: str) -> Corpus:
         raise BPEError(f"could not load the sample corpus {title!r}: {exc}") from None
 
 
-@st.cache_resource(show_spinner=False)
+@kept_while_used(st.cache_resource(show_spinner=False))
 def _sample_cached(sample_id: str, title: str) -> Corpus:
     return sample_corpus(sample_id, title, sample_text(sample_id))
 
@@ -154,7 +155,7 @@ def eviction_message(titles: list[str]) -> str:
             f"its own; upload or paste {it} again to use {it}.")
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@kept_while_used(st.cache_data(show_spinner=False, max_entries=32))
 def stats(digest: str, _text: str) -> CorpusStats:
     """Statistics of a corpus; the digest is the cache key (hashing 50 MB on every call is slow)."""
     return corpus_stats(_text)

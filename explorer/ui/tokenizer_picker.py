@@ -30,6 +30,7 @@ from explorer.data.tokenizer_files import Uploaded
 from explorer.display.render import isolate, md_escape
 from explorer.ui import holdings, state, store
 from explorer.ui.page_header import training_summary
+from explorer.ui.server_caches import kept_while_used
 
 SIDEBAR = "sidebar"  # the key of the sidebar's trained tokenizer among the choices
 BUILTIN = "builtin:"  # + a built-in's name: the key of a built-in tokenizer
@@ -73,11 +74,11 @@ def builtin_label(name: str) -> str:
 def load(name: str) -> Tokenizer | PartsTokenizer:
     """A built-in tokenizer (shared, read-only); BPEError naming the package when it is missing."""
     info = builtin_info(name)
-    with st.spinner(f"Loading {info.title} (once per server, a second or two)…"):
+    with st.spinner(f"Loading {info.title} (a second or two; then shared by every visitor)…"):
         return load_builtin(name)
 
 
-@st.cache_resource(show_spinner="Building the vocabulary table (once per server)…", max_entries=2)  # ~55 MB each
+@kept_while_used(st.cache_resource(show_spinner="Building the vocabulary table…", max_entries=2))  # ~55 MB each
 def _builtin_rows(name: str) -> tuple[VocabRow, ...]:
     return tuple(vocabulary_table(load_builtin(name)))
 
@@ -265,7 +266,7 @@ MERGE_LISTS_ONLY = ("This page replays BPE merge lists, so it offers those only:
 
 
 def vocab_rows(tok: Tokenizer, key: str | None = None) -> Sequence[VocabRow]:
-    """`analysis.vocabulary_table(tok)`: a built-in's once per server, others remembered for the last tokenizer."""
+    """`analysis.vocabulary_table(tok)`: a built-in's shared by every session, others remembered for the last one."""
     name = builtin_of(key) if key is not None else None
     if name is not None:
         return _builtin_rows(name)

@@ -14,11 +14,12 @@ from explorer.display.render import md_escape
 from explorer.families import part
 from explorer.ui import page_header, state
 from explorer.ui import tokenizer_picker as picker
+from explorer.ui.server_caches import kept_while_used
 
 ss = st.session_state
 
 
-@st.cache_resource(show_spinner="Listing the vocabulary (once per server)…", max_entries=2)  # ~90 MB for 250k
+@kept_while_used(st.cache_resource(show_spinner="Listing the vocabulary…", max_entries=2))  # ~90 MB for 250k
 def _builtin_rows(name: str) -> tuple[view.FamilyRow, ...]:
     """A built-in's rows, shared by every session (frozen rows, never modified)."""
     return tuple(view.family_rows(AnyModel.of(picker.load(name))))
@@ -26,7 +27,7 @@ def _builtin_rows(name: str) -> tuple[view.FamilyRow, ...]:
 
 def _rows(model: AnyModel, source: str) -> Sequence[view.FamilyRow]:
     """The model's rows, built once for the model on screen (a 200k vocabulary takes seconds); a built-in's
-    once per server."""
+    shared by every session while in use."""
     name = picker.builtin_of(source)
     if name is not None:
         return _builtin_rows(name)

@@ -127,7 +127,7 @@ with st.expander(f"Add a tokenizer ({in_use} of {view.MAX_ENTRIES} in use)", exp
                           args=(Entry("file", key, item.label),), disabled=bool(full), help=full or None)
     with builtin_tab:
         st.caption("Production tokenizers, read offline from pinned packages (nothing is downloaded). Each loads "
-                   "once per server, in about a second.")
+                   "in about a second, then every visitor shares it.")
         for name in builtin_names(parts=True):
             info, missing = builtin_info(name), picker.builtin_missing(name)
             taken = view.unavailable(ss[state.CMP_ENTRIES], picker.builtin_key(name))  # compared already, or full

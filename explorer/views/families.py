@@ -20,12 +20,13 @@ from explorer.display.render import as_clause, as_sentence, md_escape
 from explorer.display.table_fit import fit_columns, shown_row_height
 from explorer.families import explorer_family, part, taking, titles
 from explorer.ui import page_header, state, store
+from explorer.ui.server_caches import kept_while_used
 
 ss = st.session_state  # this page's keys are state.FAM_*
 _COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}.get(len(fam.FAMILIES), f"{len(fam.FAMILIES)}")
 
 
-@st.cache_resource(show_spinner=False)
+@kept_while_used(st.cache_resource(show_spinner=False))
 def _cache() -> fam.FamiliesCache:
     return fam.FamiliesCache()
 

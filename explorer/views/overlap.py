@@ -11,13 +11,14 @@ from explorer.display import overlap as view
 from explorer.display.render import md_escape
 from explorer.ui import page_header, state
 from explorer.ui import tokenizer_picker as picker
+from explorer.ui.server_caches import kept_while_used
 
 ss = st.session_state  # this page's keys are state.OVL_*
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
+@kept_while_used(st.cache_resource(show_spinner=False, max_entries=4))
 def _builtin_overlap(name_a: str, name_b: str, _a: Tokenizer, _b: Tokenizer) -> Overlap:
-    """Two built-ins (loaded, named) compared once per server: shared by every session, never modified."""
+    """Two built-ins (loaded, named) compared once, shared by every session while in use; never modified."""
     return vocabulary_overlap(_a, _b)
 
 

@@ -17,13 +17,14 @@ from explorer.display import vocabulary as view
 from explorer.display.render import Chip, chips_html, md_escape
 from explorer.ui import animation, page_header, state, vocabulary_list
 from explorer.ui import tokenizer_picker as picker
+from explorer.ui.server_caches import kept_while_used
 
 ss = st.session_state  # this page's keys are state.VOC_*
 
 
-@st.cache_resource(show_spinner=False, max_entries=2)  # ~15 MB each
+@kept_while_used(st.cache_resource(show_spinner=False, max_entries=2))  # ~15 MB each
 def _builtin_frame(name: str) -> pd.DataFrame:
-    """A built-in's whole table, made once per server (200k rows take half a second); never modified."""
+    """A built-in's whole table, made once and shared while in use (200k rows take half a second); never modified."""
     return view.vocab_frame(picker.vocab_rows(picker.load(name), picker.builtin_key(name)))
 
 

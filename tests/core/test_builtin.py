@@ -308,6 +308,8 @@ def test_a_rank_files_steps_are_its_merges_in_order():
     tok = load_builtin("cl100k_base")
     assert len(tok.merges) == 100_000 and not tok.unreachable
     assert all(tok.birth[t] == i - 256 for t, i in tok.vocab.items() if i >= 256)
+    own = {t: t for t in tok.vocab}
+    assert all(own[t] is t for t in tok.birth)  # the table's own strings, not 100,000 copies
     steps = tok.merge_steps(" lowest")
     assert [s.rank + 1 for s in steps] == [12, 71, 108, 223, 3173, 15566]  # ids 267, 326, ..., 15821
     assert [s.left + s.right for s in steps][:2] == ["st", "Ġl"]
@@ -357,3 +359,30 @@ def test_one_tokens_children_without_building_every_tokens(quicktok):
     assert all(made.startswith("Ġl") or made.endswith("Ġl") for made, _ in scanned)
     assert [rank for _, rank in scanned] == sorted(rank for _, rank in scanned)
     forget_loaded()
+
+
+def test_a_built_in_nobody_asked_for_is_let_go_and_one_still_held_is_never_loaded_twice(monkeypatch):
+    """A server lets go of the built-ins its visitors left (their memory is freed once nothing holds
+    them); one a page still holds comes back as the same object, not as a second copy."""
+    import gc
+
+    from bpe_core.builtin import let_go_unused
+    from bpe_core.formats import builtin
+
+    loads = []
+    real = builtin._load
+    monkeypatch.setattr(builtin, "_load", lambda info: loads.append(info.name) or real(info))
+    forget_loaded()
+    held = load_builtin("gpt2")
+    asked = builtin._asked["gpt2"]
+    assert let_go_unused(60, now=asked + 59) == [] and load_builtin("gpt2") is held
+    asked = builtin._asked["gpt2"]
+    assert let_go_unused(60, now=asked + 60) == ["gpt2"]
+    assert load_builtin("gpt2") is held and loads == ["gpt2"]  # still held here: given back, not loaded again
+    ids = held.encode("lowest newest").ids
+    assert let_go_unused(0) == ["gpt2"]
+    del held
+    gc.collect()
+    again = load_builtin("gpt2")  # nothing held it: loaded again, encoding alike
+    assert loads == ["gpt2", "gpt2"] and again.encode("lowest newest").ids == ids
+    assert let_go_unused(0) == ["gpt2"] and let_go_unused(0) == []

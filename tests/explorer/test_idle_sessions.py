@@ -126,3 +126,45 @@ def test_a_widget_s_callback_still_works_right_after_an_idle_drop(app):
     paste(at, "zq zq zqx " * 30)
     assert at.session_state[state.CORPUS].startswith("paste:")
     assert [c.text for c in at.session_state[state.USER_CORPORA].values()] == ["zq zq zqx " * 30]
+
+
+# ---- the server's shared caches -----------------------------------------------------------------
+
+def test_a_shared_cache_no_run_used_for_the_idle_time_is_emptied_and_made_again_when_asked():
+    import streamlit as st
+
+    from explorer.ui.server_caches import kept_while_used, let_go_idle
+
+    made = []
+
+    @kept_while_used(st.cache_resource(show_spinner=False))
+    def table(name: str) -> list[str]:
+        made.append(name)
+        return [name] * 3
+
+    first = table("o200k")
+    assert table("o200k") is first and made == ["o200k"]
+    name = f"{table.__module__}.{table.__qualname__}"
+    used = time.monotonic()
+    assert name not in let_go_idle(60, now=used + 30)  # in use: kept
+    assert table("o200k") is first and made == ["o200k"]
+    gone = let_go_idle(60, now=time.monotonic() + 61)
+    assert name in gone
+    assert table("o200k") == first and table("o200k") is not first and made == ["o200k", "o200k"]
+
+
+def test_the_sweeper_lets_go_of_the_pages_caches_and_built_ins_the_visitors_left(app):
+    """After the visitors of Tokenize and Families have left, the server keeps neither their built-ins
+    nor the families trained for them; a visitor who comes back gets the page as before."""
+    from bpe_core.formats import builtin
+
+    at = app
+    at.switch_page("views/tokenize.py").run()
+    assert not at.exception and builtin._loaded
+    tables = [df.value.to_dict() for df in at.dataframe]
+    at.switch_page("views/families.py").run(timeout=120)
+    assert not at.exception
+    sessions.REGISTRY.sweep(time.monotonic() + sessions.IDLE_SECONDS + 1)
+    assert builtin._loaded == {}
+    at.switch_page("views/tokenize.py").run()
+    assert not at.exception and [df.value.to_dict() for df in at.dataframe] == tables
