@@ -11,7 +11,8 @@ the sessions every `SWEEP_EVERY` seconds:
   of too (`explorer/ui/server_caches.py`);
 * once sessions have ended or were dropped, or something was let go of, unreachable objects are
   collected and the C allocator is asked to give free memory back (`malloc_trim`), so the
-  server's resident memory falls back after many visitors instead of staying at its peak.
+  server's resident memory falls back after many visitors instead of staying at its peak (the C
+  allocator is also told to return large blocks at once: `tune_allocator`).
 """
 from __future__ import annotations
 
@@ -200,7 +201,36 @@ def give_back_memory() -> None:
         pass
 
 
+def tune_allocator() -> list[str]:
+    """Ask glibc to hand memory back sooner in this long-lived, many-threaded process:
+
+    * blocks of 256 kB and more (a vocabulary's tables, a corpus's text, a page's arrays) are mapped
+      on their own and unmapped when freed, instead of being carved from heaps that a small object
+      left behind keeps from shrinking (glibc raises that threshold as it goes, up to 32 MB);
+    * at most two heaps for the threads yet to get one (Streamlit runs each session's script in a
+      thread of its own; memory freed in one heap cannot serve another).
+
+    Measured together (bench/bench_session_cycles.py, 4 cycles of 4 sessions): after each cycle the
+    server held 260-290 MB instead of 320-376. A setting given in the environment
+    (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_ARENA_MAX`) by whoever started the server is left alone.
+    Returns the settings made here."""
+    made = []
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        for env, parameter, value in _TUNING:
+            if not os.environ.get(env) and libc.mallopt(parameter, value) == 1:
+                made.append(env)
+    except (OSError, AttributeError):  # not glibc
+        return []
+    return made
+
+
+# (its environment variable, mallopt's parameter number in malloc.h, the value)
+_TUNING = (("MALLOC_MMAP_THRESHOLD_", -3, 256 * 1024), ("MALLOC_ARENA_MAX", -8, 2))
+
+
 REGISTRY = _Registry()
+tune_allocator()  # once, at the server's first run
 
 
 def checkin() -> None:

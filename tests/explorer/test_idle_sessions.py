@@ -168,3 +168,15 @@ def test_the_sweeper_lets_go_of_the_pages_caches_and_built_ins_the_visitors_left
     assert builtin._loaded == {}
     at.switch_page("views/tokenize.py").run()
     assert not at.exception and [df.value.to_dict() for df in at.dataframe] == tables
+
+
+def test_the_server_tunes_glibc_unless_whoever_started_it_chose(monkeypatch):
+    import platform
+
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "65536")
+    assert sessions.tune_allocator() == []  # the starter's choices stand
+    monkeypatch.delenv("MALLOC_ARENA_MAX")
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_")
+    glibc = platform.libc_ver()[0] == "glibc"
+    assert sessions.tune_allocator() == (["MALLOC_MMAP_THRESHOLD_", "MALLOC_ARENA_MAX"] if glibc else [])
