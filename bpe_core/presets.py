@@ -71,7 +71,7 @@ def as_parts(tok: Tokenizer) -> PartsTokenizer:
     reader = Reader(f"the {settings.mode}-mode settings")
     steps = settings_parts(settings)
     if tok.table.concat:
-        model: Any = Ranks(tok.vocab)  # shared, not copied: both only read it
+        model: Any = Ranks(tok.vocab)  # shared, not copied: both only read it (BPE checks a copy)
     else:
         model = BPE(tok.vocab, tok.merges, unk_token=tok.unk_token,
                     end_of_word_suffix=EOW if settings.marker and settings.eow == "suffix" else None,

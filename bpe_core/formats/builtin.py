@@ -174,7 +174,7 @@ def builtin_info(name: str) -> Builtin:
 
 
 def load_builtin(name: str) -> Tokenizer | PartsTokenizer:
-    """A built-in tokenizer, loaded once per process (thread-safe) and shared; a BPEError naming
+    """A built-in tokenizer, loaded once and shared (thread-safe) until `let_go_unused`; a BPEError naming
     the pip package to install when its package is missing. `builtin_info(name).parts` says
     which kind it is."""
     info = builtin_info(name)
@@ -226,7 +226,7 @@ def build_caches(name: str) -> None:
         return
     if info.parts:
         with _locks[name]:  # a page that loads it meanwhile waits, then reads what this wrote
-            found = _loaded.get(name)
+            found = _loaded.get(name) or _held.get(name)
             tokenizer = found if found is not None else _load(info)
         _ = tokenizer.merges  # a rank table's deriver writes them to disk
         return

@@ -10,8 +10,10 @@ no run called for that long is cleared, and the built-ins no run asked for are l
 (`bpe_core.builtin.let_go_unused`). A visitor who comes back later waits for them to be made again,
 as the first visitor did.
 
-The time is kept per cached function, not per entry: a function in use keeps all its entries, which
-its `max_entries` bounds.
+The time is kept per cached function, not per entry: a function in use keeps all its entries (as
+many as its `max_entries`, or every sample corpus opened while any is in use). The functions live in
+modules (`explorer/ui/page_caches.py` has the pages'): the registry refers to each function, and
+through it to the namespace it was defined in.
 """
 from __future__ import annotations
 
@@ -35,10 +37,13 @@ def kept_while_used(cache: Callable[[F], Any]) -> Callable[[F], F]:
     function, which `let_go_idle` empties once no run has called it for the idle time."""
 
     def wrap(func: F) -> F:
+        if func.__module__ == "__main__":  # a page's script: see explorer/ui/page_caches.py
+            raise TypeError(f"{func.__qualname__}: define a shared cache in a module, not in a page's script, whose "
+                            "last run it would keep alive")
         cached = cache(func)
         name = f"{func.__module__}.{func.__qualname__}"
         with _lock:
-            _clear[name] = cached.clear  # a page's script defines its functions anew at each run: the same cache
+            _clear[name] = cached.clear
 
         @functools.wraps(func)
         def use(*args: Any, **kwargs: Any) -> Any:

@@ -212,8 +212,12 @@ def tune_allocator() -> list[str]:
 
     Measured together (bench/bench_session_cycles.py, 4 cycles of 4 sessions): after each cycle the
     server held 260-290 MB instead of 320-376. A setting given in the environment
-    (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_ARENA_MAX`) by whoever started the server is left alone.
+    (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_ARENA_MAX`, or a malloc tunable in `GLIBC_TUNABLES`) by whoever
+    started the server is left alone. The app calls it at each run (the same settings again cost
+    nothing); other processes importing this module (tests, benchmarks) keep glibc's defaults.
     Returns the settings made here."""
+    if "glibc.malloc." in os.environ.get("GLIBC_TUNABLES", ""):
+        return []
     made = []
     try:
         libc = ctypes.CDLL("libc.so.6")
@@ -230,7 +234,6 @@ _TUNING = (("MALLOC_MMAP_THRESHOLD_", -3, 256 * 1024), ("MALLOC_ARENA_MAX", -8, 
 
 
 REGISTRY = _Registry()
-tune_allocator()  # once, at the server's first run
 
 
 def checkin() -> None:

@@ -4,7 +4,7 @@ Streamlit glue next to `store`: the sidebar's trained tokenizer (from `store`), 
 uploaded in this session (our model.json of any family, any tokenizer.json, a
 SentencePiece model, Tekken), and the built-in ones (`bpe_core.builtin`: GPT-2, cl100k, o200k,
 Llama 3, Qwen 3, and the tokenizers of parts: Mistral, Tekken, DeepSeek V4, Qwen 3.6, gpt-oss),
-each loaded once per process and shared by every session. A built-in whose package is missing
+each loaded once and shared by every session while in use. A built-in whose package is missing
 stays in the list, marked, and picking it says which package to install.
 Uploads are read by the pure `explorer.data.tokenizer_files`, in a worker process under the pool's
 limits, and held within the session's budget (`holdings`).

@@ -19,16 +19,10 @@ from explorer.display import tables
 from explorer.display.render import as_clause, as_sentence, md_escape
 from explorer.display.table_fit import fit_columns, shown_row_height
 from explorer.families import explorer_family, part, taking, titles
-from explorer.ui import page_header, state, store
-from explorer.ui.server_caches import kept_while_used
+from explorer.ui import page_caches, page_header, state, store
 
 ss = st.session_state  # this page's keys are state.FAM_*
 _COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}.get(len(fam.FAMILIES), f"{len(fam.FAMILIES)}")
-
-
-@kept_while_used(st.cache_resource(show_spinner=False))
-def _cache() -> fam.FamiliesCache:
-    return fam.FamiliesCache()
 
 
 st.title("Families")
@@ -60,7 +54,7 @@ vocab_size = int(ss[state.FAM_W_VOCAB])
 transition = fam.transition_size(vocab_size, int(ss[state.FAM_PERCENT]))
 
 key = (corpus.digest, vocab_size, transition)
-cache = _cache()
+cache = page_caches.families()
 found = cache.get(key)
 if found is None:
     where = corpus.title + (f" (its first {fam.TRAIN_CHARS:,} characters)" if len(corpus.text) > fam.TRAIN_CHARS

@@ -9,17 +9,10 @@ from bpe_core.builtin import builtin_names
 from explorer.data.tokenizer_files import UPLOAD_TYPES
 from explorer.display import overlap as view
 from explorer.display.render import md_escape
-from explorer.ui import page_header, state
+from explorer.ui import page_caches, page_header, state
 from explorer.ui import tokenizer_picker as picker
-from explorer.ui.server_caches import kept_while_used
 
 ss = st.session_state  # this page's keys are state.OVL_*
-
-
-@kept_while_used(st.cache_resource(show_spinner=False, max_entries=4))
-def _builtin_overlap(name_a: str, name_b: str, _a: Tokenizer, _b: Tokenizer) -> Overlap:
-    """Two built-ins (loaded, named) compared once, shared by every session while in use; never modified."""
-    return vocabulary_overlap(_a, _b)
 
 
 def _compare(key_a: str, tok_a: Tokenizer, key_b: str, tok_b: Tokenizer) -> tuple[Overlap, dict[str, list[str]]]:
@@ -30,7 +23,7 @@ def _compare(key_a: str, tok_a: Tokenizer, key_b: str, tok_b: Tokenizer) -> tupl
     name_a, name_b = picker.builtin_of(key_a), picker.builtin_of(key_b)
     with st.spinner("Comparing the vocabularies…"):
         if name_a is not None and name_b is not None:
-            found = _builtin_overlap(name_a, name_b, tok_a, tok_b)
+            found = page_caches.builtin_overlap(name_a, name_b, tok_a, tok_b)
         else:
             found = vocabulary_overlap(tok_a, tok_b)
     ss[state.OVL_MEMO] = (tok_a, tok_b, found, {})

@@ -8,24 +8,16 @@ that made it, a log-probability), with each token's details in its family's own 
 """
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from bpe_core.analysis import life_story
 from explorer.display import tree_chart
 from explorer.display import vocabulary as view
 from explorer.display.render import Chip, chips_html, md_escape
-from explorer.ui import animation, page_header, state, vocabulary_list
+from explorer.ui import animation, page_caches, page_header, state, vocabulary_list
 from explorer.ui import tokenizer_picker as picker
-from explorer.ui.server_caches import kept_while_used
 
 ss = st.session_state  # this page's keys are state.VOC_*
-
-
-@kept_while_used(st.cache_resource(show_spinner=False, max_entries=2))  # ~15 MB each
-def _builtin_frame(name: str) -> pd.DataFrame:
-    """A built-in's whole table, made once and shared while in use (200k rows take half a second); never modified."""
-    return view.vocab_frame(picker.vocab_rows(picker.load(name), picker.builtin_key(name)))
 
 
 def _row_clicked() -> None:
@@ -66,7 +58,7 @@ if model.mark is not None and st.toggle(f"{model.mark.plural.capitalize()} only"
     found = [r for r in found if model.is_marked(r.token)]
 ss[state.VOC_SHOWN_IDS] = [r.id for r in found]
 builtin = picker.builtin_of(source)
-frame = _builtin_frame(builtin) if builtin is not None and not query else view.vocab_frame(found)
+frame = page_caches.builtin_frame(builtin) if builtin is not None and not query else view.vocab_frame(found)
 if model.phase_one is not None or model.mark is not None:
     frame = view.with_phases(frame, found, model)
 st.dataframe(frame, hide_index=True, width="stretch", height=360, key=state.VOC_W_TABLE,

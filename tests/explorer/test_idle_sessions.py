@@ -154,20 +154,41 @@ def test_a_shared_cache_no_run_used_for_the_idle_time_is_emptied_and_made_again_
 
 
 def test_the_sweeper_lets_go_of_the_pages_caches_and_built_ins_the_visitors_left(app):
-    """After the visitors of Tokenize and Families have left, the server keeps neither their built-ins
-    nor the families trained for them; a visitor who comes back gets the page as before."""
+    """After the visitors of Tokenize, Vocabulary overlap and Families have left, the server keeps
+    neither their built-ins nor the families trained for them; a visitor who comes back gets the page
+    as before. (What still holds a built-in, here the AppTest session's widgets, gets the same object
+    back: `test_builtin.py` checks that.)"""
     from bpe_core.formats import builtin
+    from explorer.ui import page_caches
 
     at = app
     at.switch_page("views/tokenize.py").run()
-    assert not at.exception and builtin._loaded
-    tables = [df.value.to_dict() for df in at.dataframe]
-    at.switch_page("views/families.py").run(timeout=120)
     assert not at.exception
+    tables = [df.value.to_dict() for df in at.dataframe]
+    at.switch_page("views/overlap.py").run()
+    at.switch_page("views/families.py").run(timeout=120)
+    assert not at.exception and {"cl100k_base", "o200k_base", "gpt2"} <= set(builtin._loaded)
+    trained = page_caches.families()
     sessions.REGISTRY.sweep(time.monotonic() + sessions.IDLE_SECONDS + 1)
     assert builtin._loaded == {}
+    assert page_caches.families() is not trained  # the Families results went too
     at.switch_page("views/tokenize.py").run()
     assert not at.exception and [df.value.to_dict() for df in at.dataframe] == tables
+
+
+def test_a_shared_cache_defined_in_a_page_s_script_is_refused():
+    """A page's script runs in a namespace of its own; a shared cache defined there would keep the page's
+    last run (a visitor's corpus, the built-ins it showed) alive through the registry."""
+    import streamlit as st
+
+    from explorer.ui.server_caches import kept_while_used
+
+    def table() -> list[int]:
+        return [1]
+
+    table.__module__ = "__main__"  # as a function of a page's script is
+    with pytest.raises(TypeError, match="define a shared cache in a module, not in a page's script"):
+        kept_while_used(st.cache_resource(show_spinner=False))(table)
 
 
 def test_the_server_tunes_glibc_unless_whoever_started_it_chose(monkeypatch):
@@ -178,5 +199,8 @@ def test_the_server_tunes_glibc_unless_whoever_started_it_chose(monkeypatch):
     assert sessions.tune_allocator() == []  # the starter's choices stand
     monkeypatch.delenv("MALLOC_ARENA_MAX")
     monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_")
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=4")
+    assert sessions.tune_allocator() == []
+    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
     glibc = platform.libc_ver()[0] == "glibc"
     assert sessions.tune_allocator() == (["MALLOC_MMAP_THRESHOLD_", "MALLOC_ARENA_MAX"] if glibc else [])
