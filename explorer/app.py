@@ -22,7 +22,6 @@ st.set_page_config(page_title="BPE explorer", page_icon=str(ICON), layout="wide"
 warm.start()  # once per server: a background process builds the built-in tokenizers' caches
 state.init(st.session_state)
 sessions.checkin()  # an idle session's holdings are let go (explorer/ui/sessions.py)
-sessions.tune_allocator()  # glibc gives large blocks back at once (explorer/ui/sessions.py)
 link.read_once(st.session_state, st.query_params.to_dict(), samples=store.samples())
 link_corpus.load()
 st.html(render.CSS)

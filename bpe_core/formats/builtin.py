@@ -226,7 +226,8 @@ def build_caches(name: str) -> None:
         return
     if info.parts:
         with _locks[name]:  # a page that loads it meanwhile waits, then reads what this wrote
-            found = _loaded.get(name) or _held.get(name)
+            found = _loaded.get(name)
+            found = found if found is not None else _held.get(name)  # let go of, still held: that one
             tokenizer = found if found is not None else _load(info)
         _ = tokenizer.merges  # a rank table's deriver writes them to disk
         return

@@ -135,7 +135,8 @@ class _Registry:
                 weakref.finalize(handle, self._freed.set)  # the session is gone: its memory may go back
             self._seen[session_id] = (weakref.ref(handle), time.monotonic())
             self._running.add(session_id)
-            if self._thread is None:
+            if self._thread is None:  # the server's first run: once per server
+                tune_allocator()
                 self._thread = threading.Thread(target=self._sweep_forever, name="bpe-sessions", daemon=True)
                 self._thread.start()
 
@@ -213,8 +214,8 @@ def tune_allocator() -> list[str]:
     Measured together (bench/bench_session_cycles.py, 4 cycles of 4 sessions): after each cycle the
     server held 260-290 MB instead of 320-376. A setting given in the environment
     (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_ARENA_MAX`, or a malloc tunable in `GLIBC_TUNABLES`) by whoever
-    started the server is left alone. The app calls it at each run (the same settings again cost
-    nothing); other processes importing this module (tests, benchmarks) keep glibc's defaults.
+    started the server is left alone. Called once, at the server's first run (when the sweeper
+    starts); other processes importing this module (tests, benchmarks) keep glibc's defaults.
     Returns the settings made here."""
     if "glibc.malloc." in os.environ.get("GLIBC_TUNABLES", ""):
         return []
