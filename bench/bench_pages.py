@@ -5,7 +5,7 @@
     python bench/bench_pages.py --no-upload --merges 500
     python bench/bench_pages.py --families wordpiece,unigram,superbpe --vocab 2000 --no-upload
 
-Starts its own `streamlit run explorer/app.py` on a free port and drives Debian's Chromium with
+Starts its own `python -m explorer` (the README's command) on a free port and drives Debian's Chromium with
 Playwright. For each mode a new browser session opens the sample through a link
 (`/?corpus=english&family=bpe&mode=...&merges=...&step=1`, or `family=unigram&vocab=...` for a family
 trained to a vocabulary size; Watch training is the root), which trains it
@@ -83,9 +83,9 @@ class Row:
 # ---- the server --------------------------------------------------------------------------------
 
 def start_server(log_path: Path) -> tuple[subprocess.Popen, str]:
-    """`streamlit run explorer/app.py` on a free port, as tests/browser/conftest.py starts it."""
+    """`python -m explorer` on a free port, as tests/browser/conftest.py starts it."""
     port = _server.free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "explorer/app.py", *_server.streamlit_options(port)]
+    command = _server.app_command(port)
     return _server.start(command, port=port, cwd=ROOT, log_path=log_path)
 
 

@@ -3,7 +3,7 @@
     python bench/bench_player.py                          # multilingual sample, 200 merges, 4, 8, 15 steps/s, 5 s each
     python bench/bench_player.py --speeds 15 --seconds 5 --corpus english --merges 5000
 
-Starts its own `streamlit run explorer/app.py` on a free port, opens the player through a link, picks a
+Starts its own `python -m explorer` (the README's command) on a free port, opens the player through a link, picks a
 speed, presses Play and records the step the player shows (its `data-step`) on every animation frame
 with the browser's clock, for `--seconds` after the press's own rerun has settled. For each speed it
 prints the distinct steps shown per second, that rate as a share of the speed asked for, and the steps
@@ -14,7 +14,6 @@ slow; this script is where the real figure lives. Figures go to stdout and bench
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from pathlib import Path
 
@@ -79,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     path = f"/?corpus={args.corpus}&merges={args.merges}&step=1"
     port = _server.free_port()
     log_path = Path(tempfile.gettempdir()) / "bench-player-server.log"
-    command = [sys.executable, "-m", "streamlit", "run", "explorer/app.py", *_server.streamlit_options(port)]
+    command = _server.app_command(port)
     process, base = _server.start(command, port=port, cwd=ROOT, log_path=log_path)
     rows = []
     try:

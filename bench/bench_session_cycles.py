@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -41,8 +40,7 @@ def deepseek_file() -> Path:
 def start_server(idle: float):
     port = _server.free_port()
     env = dict(os.environ, EXPLORER_IDLE_SECONDS=str(idle))
-    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "explorer" / "app.py"),
-               *_server.streamlit_options(port), "--server.disconnectedSessionTTL", str(TTL)]
+    command = _server.app_command(port, "--server.disconnectedSessionTTL", str(TTL))
     return _server.start(command, port=port, cwd=ROOT, log_path=RESULTS_DIR / "session-cycles-server.log", env=env)
 
 

@@ -7,7 +7,7 @@
     python bench/bench_sessions.py --part link     # the crafted link /?corpus=english&mode=text&merges=1000000
     python bench/bench_sessions.py --part pages --in-thread  # the same, training in the page's thread (as before)
 
-The app runs under `streamlit run` on a free port, driven by Chromium (/usr/bin/chromium)
+The app runs under `python -m explorer` on a free port, driven by Chromium (/usr/bin/chromium)
 through Playwright, as the browser tests do. Memory is the server process's resident set
 (VmRSS, sampled every 50 ms); training workers are separate processes, reported apart. The
 server is started with a short `server.disconnectedSessionTTL` (Streamlit keeps a closed
@@ -61,11 +61,9 @@ def serve(port: int) -> None:
             pass
 
     signal.signal(signal.SIGUSR1, collect)
-    from streamlit.web import cli
+    from explorer.launch import main  # the README's command, `python -m explorer`
 
-    sys.argv = ["streamlit", "run", str(ROOT / "explorer" / "app.py"), *_server.streamlit_options(port),
-                "--server.disconnectedSessionTTL", str(TTL)]
-    sys.exit(cli.main())
+    sys.exit(main([*_server.streamlit_options(port), "--server.disconnectedSessionTTL", str(TTL)]))
 
 
 def start_server(*, in_thread: bool = False) -> tuple[subprocess.Popen, str]:

@@ -2,7 +2,8 @@
 and with --first-visit, a new install's first visits to the app's pages.
 
     python bench/bench_startup.py [--repeat 21] [--quick] [--json PATH]
-    python bench/bench_startup.py --first-visit [--warm off,on,installed] [--pages tokenize,language-tax]
+    python bench/bench_startup.py --first-visit [--warm off,on,installed] [--launch explorer,streamlit]
+                                  [--pages tokenize,language-tax]
 
 Each case is a fresh interpreter, run `--repeat` times in turn with the others (so a busy moment
 hits every case alike). Three figures, each a median in milliseconds:
@@ -27,7 +28,10 @@ install each). `--warm off` turns the server's background warming off (BPE_EXPLO
 it existed); `--warm on` starts it as explorer/app.py does, on the first run of the app; `--warm
 installed` has the caches built before the server starts, as the README's install command builds them
 (`python -m explorer.data.warm` in scripts/install.sh), which is what a newcomer's first visit meets.
-Target (issue 21): a first visit <= 3 s.
+`--launch explorer` (the default) starts each server with the README's command, `python -m explorer`,
+which starts the warming and preloads as soon as the server runs (explorer/ui/preload.py); `--launch
+streamlit` with `streamlit run explorer/app.py`, whose first run does both; both, to compare them in
+one run. Target (issue 21): a first visit <= 3 s.
 """
 from __future__ import annotations
 
@@ -146,18 +150,23 @@ def _restamp(home: Path) -> None:
                    cwd=ROOT, env=_cache_env(home), check=True)
 
 
-def _new_install(warm: str, log_path: Path, home: Path) -> tuple[subprocess.Popen, str]:
+def _new_install(warm: str, launch: str, log_path: Path, home: Path) -> tuple[subprocess.Popen, str]:
     """A server on a free port whose caches are folders under `home` (new and empty, or for `warm`
     "installed" copies of the caches an install built); warming as `warm` says ("installed" starts it
-    too: it finds the caches built and does nothing)."""
+    too: it finds the caches built and does nothing). `launch` "explorer" is the README's command,
+    `python -m explorer`; "streamlit" is `streamlit run explorer/app.py`, which starts the warming at
+    the first run and preloads nothing."""
     env = {**_cache_env(home), "BPE_EXPLORER_WARM": "0" if warm == "off" else "1"}
     port = _server.free_port()
-    start = ["-c", WARM_LAUNCHER] if warm != "off" else ["-m", "streamlit", "run"]
-    command = [sys.executable, *start, "explorer/app.py", *_server.streamlit_options(port)]
+    if launch == "explorer":
+        command = _server.app_command(port)
+    else:
+        start = ["-c", WARM_LAUNCHER] if warm != "off" else ["-m", "streamlit", "run"]
+        command = [sys.executable, *start, "explorer/app.py", *_server.streamlit_options(port)]
     return _server.start(command, port=port, cwd=ROOT, log_path=log_path, env=env)
 
 
-def _first_visit_rows(warm: str, pages: list[str], timeout: float) -> list[list[str]]:
+def _first_visit_rows(warm: str, launch: str, pages: list[str], timeout: float) -> list[list[str]]:
     rows: list[list[str]] = []
     installed = None
     if warm == "installed":  # the caches as the README's install leaves them, built once and copied
@@ -165,22 +174,23 @@ def _first_visit_rows(warm: str, pages: list[str], timeout: float) -> list[list[
     try:
         if installed is not None:
             took = _installed_caches(installed)
-            rows.append([warm, f"  (caches built as install.sh builds them, in {took:.1f} s)", "", "", ""])
-        _visits(warm, pages, timeout, rows, installed)
+            rows.append([launch, warm, f"  (caches built as install.sh builds them, in {took:.1f} s)", "", "", ""])
+        _visits(warm, launch, pages, timeout, rows, installed)
     finally:
         if installed is not None:
             shutil.rmtree(installed, ignore_errors=True)
     return rows
 
 
-def _visits(warm: str, pages: list[str], timeout: float, rows: list[list[str]], installed: Path | None) -> None:
+def _visits(warm: str, launch: str, pages: list[str], timeout: float, rows: list[list[str]],
+            installed: Path | None) -> None:
     """Each visit on a new install of its own, its row added to `rows`."""
     from _browser import chromium, new_page
     from _page_timing import LOADED_JS, errors_on, nav, timed
 
     def row(what: str, seconds: float | None, errors: int) -> None:
         met = "" if seconds is None else ("met" if seconds <= FIRST_VISIT_TARGET else "MISSED")
-        rows.append([warm, what, "timeout" if seconds is None else f"{seconds:.2f}", met, str(errors or "")])
+        rows.append([launch, warm, what, "timeout" if seconds is None else f"{seconds:.2f}", met, str(errors or "")])
 
     def open_link(page, path: str) -> float | None:
         began = time.perf_counter()
@@ -197,7 +207,7 @@ def _visits(warm: str, pages: list[str], timeout: float, rows: list[list[str]], 
         while not stamp.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
         took = f"{time.perf_counter() - since:.1f} s after the server answered" if stamp.exists() else "timed out"
-        rows.append([warm, f"  (the warming finished, {took})", "", "", ""])
+        rows.append([launch, warm, f"  (the warming finished, {took})", "", "", ""])
 
     with chromium() as browser:
         # (opened by link, wait for the warming, then visited in turn)
@@ -209,7 +219,7 @@ def _visits(warm: str, pages: list[str], timeout: float, rows: list[list[str]], 
                         if (installed / folder).exists():
                             shutil.copytree(installed / folder, Path(home) / folder)
                     _restamp(Path(home))
-                process, base = _new_install(warm, Path(home) / "server.log", Path(home))
+                process, base = _new_install(warm, launch, Path(home) / "server.log", Path(home))
                 answered = time.perf_counter()
                 try:
                     context, page = new_page(browser)
@@ -238,14 +248,19 @@ def first_visits(args: argparse.Namespace) -> None:
     modes = [w.strip() for w in args.warm.split(",") if w.strip()]
     if set(modes) - {"off", "on", "installed"}:
         raise SystemExit(f"--warm takes off, on and installed, not {args.warm}")
+    launches = [w.strip() for w in args.launch.split(",") if w.strip()]
+    if set(launches) - {"explorer", "streamlit"}:
+        raise SystemExit(f"--launch takes explorer and streamlit, not {args.launch}")
     for warm in modes:
-        print(f"warming {warm} ...", file=sys.stderr, flush=True)
-        rows += _first_visit_rows(warm, pages, args.timeout)
+        for launch in launches:
+            print(f"warming {warm}, {launch} ...", file=sys.stderr, flush=True)
+            rows += _first_visit_rows(warm, launch, pages, args.timeout)
     info = machine_info()
     print(info)
     print("First visits on a new install (empty caches, or as installed), seconds until the page is drawn and idle")
-    print(table(["warming", "visit", "seconds", f"<= {FIRST_VISIT_TARGET:g} s", "errors"], rows, align="llrll"))
-    results = [dict(zip(("warming", "visit", "seconds", "met", "errors"), r)) for r in rows]
+    print(table(["launch", "warming", "visit", "seconds", f"<= {FIRST_VISIT_TARGET:g} s", "errors"], rows,
+                align="lllrll"))
+    results = [dict(zip(("launch", "warming", "visit", "seconds", "met", "errors"), r)) for r in rows]
     write_json("first-visit", {"machine": info, "target_s": FIRST_VISIT_TARGET, "visits": results}, args.json)
 
 
@@ -257,6 +272,9 @@ def main() -> None:
     parser.add_argument("--first-visit", action="store_true", help="time a new install's first visits instead")
     parser.add_argument("--warm", default="off,on", help="with --first-visit, comma-separated: off, on, installed "
                         "(the caches built first, as the README's install builds them)")
+    parser.add_argument("--launch", default="explorer",
+                        help="with --first-visit, comma-separated: explorer (`python -m explorer`, the README's "
+                             "command), streamlit (`streamlit run explorer/app.py`)")
     parser.add_argument("--pages", default="tokenize,language-tax",
                         help=f"with --first-visit, comma-separated: {', '.join(PAGE_TITLES)}")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one visit")

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -85,7 +84,7 @@ def browser_times(text: str, repeat: int) -> dict[str, Any]:
 
     require_chromium()
     port = _server.free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "explorer/app.py", *_server.streamlit_options(port)]
+    command = _server.app_command(port)
     log = ROOT / "bench" / "results" / "tokenize_page_server.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     process, base = _server.start(command, port=port, cwd=ROOT, log_path=log)

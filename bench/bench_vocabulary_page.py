@@ -2,7 +2,7 @@
 
     python bench/bench_vocabulary_page.py [--tokenizer o200k_base] [--json PATH]
 
-Starts its own `streamlit run explorer/app.py` on a free loopback port (stopped at the end: only
+Starts its own `python -m explorer` (the README's command) on a free loopback port (stopped at the end: only
 that process), opens the Vocabulary page in Debian's Chromium, picks the built-in in the page's
 tokenizer picker and times, from the click on its name (the list already open) until the page
 has finished and shows the table's "N of N tokens" caption: the *first visit* (nothing of that
@@ -13,7 +13,6 @@ visit is 2 s.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import _server
@@ -50,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     _ = load_builtin(info.name).merges  # the disk caches exist, as after any first use of the built-in
     size = f"{info.vocab_size:,}"
     port = _server.free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "explorer/app.py", *_server.streamlit_options(port)]
+    command = _server.app_command(port)
     log = ROOT / "bench" / "results" / "vocabulary_page_server.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     process, base = _server.start(command, port=port, cwd=ROOT, log_path=log)

@@ -320,6 +320,10 @@ class Tokenizer:
             ids[word] = self._ids_of(self._word_tokens(word))
         return list(chain.from_iterable(map(ids.__getitem__, words)))
 
+    def count_unknown(self, text: str) -> int:
+        """How many of `text`'s tokens are `<unk>` (`encode` flags a token unknown by its id): from the ids."""
+        return 0 if self.unk_id is None else self.encode_ids(text).count(self.unk_id)
+
     def decode(self, ids: Iterable[int]) -> str:
         """Ids -> text. Word mode restores single spaces between words; other modes are exact.
 

@@ -17,7 +17,8 @@ from .encoding import Encoding
 class TokenizerModel(Protocol):
     """A tokenizer of any family.
 
-    `encode` gives tokens, ids, character spans and which tokens are unknown (or special);
+    `encode` gives tokens, ids, character spans and which tokens are unknown (or special), and
+    `count_unknown` how many are unknown (for most models, from the ids alone);
     `token_bytes` the bytes a token stands for in the middle of a text (its markers read: `##`,
     `▁`, GPT-2's byte letters, `</w>`); `merges` the ranked merge list, or None for a model that
     has none (longest match, scored pieces, WordLevel). Writing one to a file is its family's
@@ -34,6 +35,10 @@ class TokenizerModel(Protocol):
     def encode(self, text: str) -> Encoding: ...
 
     def encode_ids(self, text: str) -> list[int]: ...
+
+    def count_unknown(self, text: str) -> int:
+        """How many of `text`'s tokens `encode` flags unknown, by the model's fastest way to know."""
+        ...
 
     def encode_tokens(self, text: str) -> list[str]: ...
 

@@ -1,4 +1,4 @@
-"""BPE explorer: `streamlit run explorer/app.py` from the repository root.
+"""BPE explorer: `python -m explorer` (or `streamlit run explorer/app.py`) from the repository root.
 
 This file only sets up the page, the shared sidebar and training, then routes to a page.
 """

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import subprocess
 from pathlib import Path
 from types import ModuleType
 from typing import NoReturn
@@ -87,6 +88,16 @@ def require(module: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError:
         missing(f"the {module} package is not installed")
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    """End a server a test started (only that process): asked first, killed after 15 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def require_cl100k() -> Path:

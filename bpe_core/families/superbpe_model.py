@@ -149,6 +149,11 @@ class SuperBPEModel:
 
     unk_token = None  # byte level: nothing is unknown
 
+    def count_unknown(self, text: str) -> int:
+        """Nothing is unknown at byte level."""
+        require_str(text)
+        return 0
+
     def token_bytes(self, token: str) -> bytes:
         """The bytes a token's byte symbols stand for."""
         return symbols_to_bytes(token)

@@ -140,6 +140,10 @@ class UnigramModel:
     def encode_ids(self, text: str) -> list[int]:
         return [tid for _, tid, _, _ in self._encode(text)]
 
+    def count_unknown(self, text: str) -> int:
+        """How many of `text`'s tokens are the unknown token (`encode` flags them by their id)."""
+        return self.encode_ids(text).count(self.unk_id)
+
     # ---- alternatives ----------------------------------------------------------------------
 
     def _text_lattice(self, text: str) -> tuple[int, list[Edge], list[float]]:

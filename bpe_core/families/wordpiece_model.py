@@ -139,6 +139,10 @@ class WordPieceModel:
         """Token ids of `text`."""
         return self._flat(text, 1)  # type: ignore[return-value]
 
+    def count_unknown(self, text: str) -> int:
+        """How many of `text`'s tokens are the unknown token (`encode` flags them by their id)."""
+        return self.encode_ids(text).count(self.unk_id)
+
     def _flat(self, text: str, field: int) -> list[str | int]:
         """The hot path of bulk encoding: no offsets, and a cache of one field (0: tokens, 1: ids)
         per word."""

@@ -166,6 +166,17 @@ class PartsTokenizer:
         """Only the tokens of `text`."""
         return self.encode(text).tokens
 
+    def count_unknown(self, text: str) -> int:
+        """How many of `text`'s tokens the model could not spell: from the ids, unless an added token
+        has the unknown token's id (a text holding it as written is that added token, not unknown)."""
+        unk = self.model.unk_id
+        if unk is None:
+            require_str(text)
+            return 0
+        if unk in self.added.by_id:
+            return sum(self.encode(text).unknown or ())
+        return self.encode_ids(text).count(unk)
+
     @property
     def merges(self) -> Sequence[tuple[str, str]] | None:
         """The model's ranked merges (a BPE model's; a rank table's derived on first use), None without."""

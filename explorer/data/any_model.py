@@ -219,6 +219,10 @@ class AnyModel:
     def encode_ids(self, text: str) -> list[int]:
         return self.model.encode_ids(text)
 
+    def count_unknown(self, text: str) -> int:
+        """How many of `text`'s tokens are unknown (as `encoding` flags them), without their spans."""
+        return self.model.count_unknown(text)
+
     def encode_tokens(self, text: str) -> list[str]:
         return self.model.encode_tokens(text)
 

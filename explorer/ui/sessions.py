@@ -12,11 +12,10 @@ the sessions every `SWEEP_EVERY` seconds:
 * once sessions have ended or were dropped, or something was let go of, unreachable objects are
   collected and the C allocator is asked to give free memory back (`malloc_trim`), so the
   server's resident memory falls back after many visitors instead of staying at its peak (the C
-  allocator is also told to return large blocks at once: `tune_allocator`).
+  allocator is also told to return large blocks at once: `explorer/allocator.py`).
 """
 from __future__ import annotations
 
-import ctypes
 import gc
 import os
 import threading
@@ -27,6 +26,7 @@ from typing import Any
 
 import streamlit as st
 
+from explorer import allocator
 from explorer.ui import server_caches, state
 
 IDLE_SECONDS = float(os.environ.get("EXPLORER_IDLE_SECONDS", 20 * 60))
@@ -136,7 +136,7 @@ class _Registry:
             self._seen[session_id] = (weakref.ref(handle), time.monotonic())
             self._running.add(session_id)
             if self._thread is None:  # the server's first run: once per server
-                tune_allocator()
+                allocator.tune()  # once per server (explorer/allocator.py)
                 self._thread = threading.Thread(target=self._sweep_forever, name="bpe-sessions", daemon=True)
                 self._thread.start()
 
@@ -196,42 +196,7 @@ def _keys(session: Any) -> Mapping[str, Any]:
 def give_back_memory() -> None:
     """Collect unreachable objects, then ask glibc to return free pages to the system."""
     gc.collect()
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
-
-
-def tune_allocator() -> list[str]:
-    """Ask glibc to hand memory back sooner in this long-lived, many-threaded process:
-
-    * blocks of 256 kB and more (a vocabulary's tables, a corpus's text, a page's arrays) are mapped
-      on their own and unmapped when freed, instead of being carved from heaps that a small object
-      left behind keeps from shrinking (glibc raises that threshold as it goes, up to 32 MB);
-    * at most two heaps for the threads yet to get one (Streamlit runs each session's script in a
-      thread of its own; memory freed in one heap cannot serve another).
-
-    Measured together (bench/bench_session_cycles.py, 4 cycles of 4 sessions): after each cycle the
-    server held 260-290 MB instead of 320-376. A setting given in the environment
-    (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_ARENA_MAX`, or a malloc tunable in `GLIBC_TUNABLES`) by whoever
-    started the server is left alone. Called once, at the server's first run (when the sweeper
-    starts); other processes importing this module (tests, benchmarks) keep glibc's defaults.
-    Returns the settings made here."""
-    if "glibc.malloc." in os.environ.get("GLIBC_TUNABLES", ""):
-        return []
-    made = []
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        for env, parameter, value in _TUNING:
-            if not os.environ.get(env) and libc.mallopt(parameter, value) == 1:
-                made.append(env)
-    except (OSError, AttributeError):  # not glibc
-        return []
-    return made
-
-
-# (its environment variable, mallopt's parameter number in malloc.h, the value)
-_TUNING = (("MALLOC_MMAP_THRESHOLD_", -3, 256 * 1024), ("MALLOC_ARENA_MAX", -8, 2))
+    allocator.give_back()
 
 
 REGISTRY = _Registry()

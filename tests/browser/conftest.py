@@ -1,4 +1,4 @@
-"""Real-browser tests: the app served by `streamlit run`, driven by Debian's Chromium.
+"""Real-browser tests: the app served by the README's command (`python -m explorer`), driven by Debian's Chromium.
 
 The server is started once per session on a free port and stopped at the end (only that
 process). Without /usr/bin/chromium the tests skip, except under CI (CI set, not "0"/"false"), where they fail.
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import under_ci
+from tests.conftest import stop_process, under_ci
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -49,14 +49,14 @@ def _free_port() -> int:
 
 @contextlib.contextmanager
 def serve(log_name: str, env: dict[str, str] | None = None):
-    """Run `streamlit run explorer/app.py` on a free port (with `env` added to the environment);
+    """Run `python -m explorer` on a free port (with `env` added to the environment);
     yield (base URL, the server process); stop only that process at the end."""
     _require_chromium()
     port = _free_port()
     SCREENSHOTS.mkdir(exist_ok=True)
     log = open(SCREENSHOTS / log_name, "w")  # noqa: SIM115 - closed at the end
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "explorer/app.py", "--server.headless", "true",
+        [sys.executable, "-m", "explorer", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
@@ -78,18 +78,13 @@ def serve(log_name: str, env: dict[str, str] | None = None):
             time.sleep(0.3)
         yield base, process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
         log.close()
 
 
 @pytest.fixture(scope="session")
 def server():
-    """Base URL of a fresh `streamlit run explorer/app.py`."""
+    """Base URL of a fresh `python -m explorer`."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # each pytest-xdist worker starts its own server
     with serve(f"server{'-' + worker if worker else ''}.log") as (base, _):
         yield base

@@ -189,18 +189,3 @@ def test_a_shared_cache_defined_in_a_page_s_script_is_refused():
     table.__module__ = "__main__"  # as a function of a page's script is
     with pytest.raises(TypeError, match="define a shared cache in a module, not in a page's script"):
         kept_while_used(st.cache_resource(show_spinner=False))(table)
-
-
-def test_the_server_tunes_glibc_unless_whoever_started_it_chose(monkeypatch):
-    import platform
-
-    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
-    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "65536")
-    assert sessions.tune_allocator() == []  # the starter's choices stand
-    monkeypatch.delenv("MALLOC_ARENA_MAX")
-    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_")
-    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=4")
-    assert sessions.tune_allocator() == []
-    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
-    glibc = platform.libc_ver()[0] == "glibc"
-    assert sessions.tune_allocator() == (["MALLOC_MMAP_THRESHOLD_", "MALLOC_ARENA_MAX"] if glibc else [])
