@@ -8,6 +8,7 @@ from explorer.data import tasks
 from explorer.data.corpus import Corpus
 from explorer.display import audit as view
 from explorer.display.render import isolate, md_escape
+from explorer.display.table_fit import fit_columns, shown_row_height
 from explorer.display.tokenize import cap_text
 from explorer.ui import page_header, state, store
 from explorer.ui import tokenizer_picker as picker
@@ -134,11 +135,11 @@ st.text_input("Search these tokens or reasons", key=state.AUD_W_UNREACH_SEARCH,
               on_change=state.bind(ss, state.AUD_W_UNREACH_SEARCH, state.AUD_UNREACH_SEARCH))
 query = ss[state.AUD_UNREACH_SEARCH]
 found_u = view.search_unreachable(tok, result.unreachable, query)
-st.dataframe(view.unreachable_frame(tok, found_u), hide_index=True, width="stretch",
-             height=min(360, 38 + 35 * max(1, len(found_u))),
-             column_config={"id": st.column_config.NumberColumn(width="small"),
-                            "kind": st.column_config.TextColumn(width="small"),
-                            "why": st.column_config.TextColumn(width="large")})
+unreachable = view.unreachable_frame(tok, found_u)
+fit = fit_columns(unreachable)  # the reasons wrap: none is cut
+row_height = shown_row_height(fit, presenter=ss[state.W_PRESENTER])
+st.dataframe(unreachable, hide_index=True, width="stretch", column_config=fit.columns, row_height=row_height,
+             height=min(360, 38 + (row_height or 35) * max(1, len(found_u))))
 st.caption(md_escape(view.table_caption("tokens", min(len(found_u), view.MAX_ROWS), len(found_u),
                                         len(result.unreachable), query)))
 
@@ -149,7 +150,10 @@ st.text_input("Search these tokens (· matches a space)", key=state.AUD_W_RARE_S
               on_change=state.bind(ss, state.AUD_W_RARE_SEARCH, state.AUD_RARE_SEARCH))
 query = ss[state.AUD_RARE_SEARCH]
 found = view.search_rare(tok, result.rare, query)
-st.dataframe(view.rare_frame(tok, found, result.inside), hide_index=True, width="stretch", height=360)
+rare = view.rare_frame(tok, found, result.inside)
+fit = fit_columns(rare)
+st.dataframe(rare, hide_index=True, width="stretch", height=360, column_config=fit.columns,
+             row_height=shown_row_height(fit, presenter=ss[state.W_PRESENTER]))
 st.caption(md_escape(view.table_caption("tokens", min(len(found), view.MAX_ROWS), len(found),
                                         len(result.rare), query)))
 st.caption("Candidates, not verdicts: a token cut apart by the pre-tokenizer when alone may still come up inside "

@@ -10,6 +10,7 @@ from explorer.data import tasks, warm
 from explorer.display import stages as stages_view
 from explorer.display import tokenize as view
 from explorer.display.render import md_escape
+from explorer.display.table_fit import fit_columns, shown_row_height
 from explorer.ui import link, live_text, state, store, warming
 from explorer.ui import tokenizer_picker as picker
 
@@ -19,9 +20,6 @@ IDS_SCROLL_AFTER, IDS_HEIGHT = 60, 110  # ids listed before their list scrolls i
 EXAMPLES = {"english": "English prose", "python": "Python code", "multilingual": "Many scripts"}  # sample ids
 # The tokenizer's name is the one column that can be long (a training's whole description): capped, so
 # every column fits at 1400 pixels (each box below is headed by the whole name).
-COUNTS_COLUMNS = {"tokenizer": st.column_config.TextColumn(width=320)}
-
-
 def _use_example(sample_id: str) -> None:
     ss[state.TOK_TEXT] = view.excerpt(store.sample_text(sample_id))
 
@@ -114,8 +112,10 @@ shown = [(key, label, model, memo[key, digest][1]) for key, label, model in read
 
 warming.wait_for(waiting)
 if shown:
-    st.dataframe(view.counts_frame([s[1] for s in shown], [s[3] for s in shown], [s[2].vocab_size for s in shown]),
-                 hide_index=True, width="stretch", column_config=COUNTS_COLUMNS)
+    counts = view.counts_frame([s[1] for s in shown], [s[3] for s in shown], [s[2].vocab_size for s in shown])
+    fit = fit_columns(counts)  # a long name (a corpus's title, a file's) wraps: none is cut
+    st.dataframe(counts, hide_index=True, width="stretch", column_config=fit.columns,
+                 row_height=shown_row_height(fit, presenter=ss[state.W_PRESENTER]))
 
 
 def _ids(key: str, result: view.Tokenized) -> None:

@@ -1,13 +1,27 @@
 """The Token audit page: minimal vs BPE and under-trained candidates, drawn, then the page under AppTest."""
 from __future__ import annotations
 
+import json
+import math
+
 from plain_text import OUTSIDE, constructs, markdown_strings
 
 from bpe_core import Settings, Tokenizer
+from bpe_core.builtin import load_builtin
 from bpe_core.formats.tiktoken import tokenizer_from_ranks
 from explorer.data.corpus import pasted_corpus
 from explorer.data.tokenizer_files import Uploaded
 from explorer.display import audit as view
+from explorer.display.table_fit import (
+    CELL_PAD,
+    FIT_WIDTH,
+    LINE_PX,
+    MAX_AUTO,
+    ROW_PAD,
+    WRAP_ROW_HEIGHT,
+    fit_columns,
+    text_px,
+)
 from explorer.ui import state
 
 CORPUS = "abcd ab abcd"
@@ -124,3 +138,32 @@ def test_a_lessons_audit_runs_in_the_page_thread_and_a_larger_one_in_a_worker(ap
     at = open_audit(app, hand_built(), larger)
     assert asked == [larger] and metrics(at)["Extra tokens"] == "20,000"
     assert tasks.LONG_TEXT_BYTES > len(larger) > store.IN_THREAD_CHARS
+
+
+def test_a_long_reason_wraps_in_a_table_that_fits(app):
+    """Pairs b c, d e, ... fire before the chain a b, ab c, ...: every token of the chain is unreachable,
+    the longest because its letters merge into fourteen pieces, a reason wider than the page."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    pairs = [(letters[i], letters[i + 1]) for i in range(1, 25, 2)]
+    chain = [(letters[:i], letters[i]) for i in range(1, 26)]
+    tok = Tokenizer(settings=Settings(), merges=pairs + chain, base=["</w>", *letters])
+    at = open_audit(app, tok, letters)
+    table = at.dataframe[0]
+    assert max(map(len, table.value["why"])) > 120
+    widths = {n: c["width"] for n, c in json.loads(table.proto.columns).items() if "width" in c}
+    assert set(widths) == set(table.value.columns) and sum(widths.values()) <= FIT_WIDTH
+    assert table.proto.row_height > 64  # Streamlit wraps a cell's text only in a row taller than 4rem
+
+
+def test_gpt4os_reasons_wrap_rather_than_being_cut_at_streamlits_widest_column():
+    """o200k's longest reason is about 1,000 px: wider than Streamlit sizes any column (500 px), though
+    the table would fit the page at that size. The reasons get the page's spare width and wrap."""
+    tok = load_builtin("o200k_base")
+    frame = view.unreachable_frame(tok, view.audit(tok, "x").unreachable)
+    fit = fit_columns(frame)
+    widths = {n: c["width"] for n, c in fit.columns.items()}
+    assert set(widths) == set(frame.columns) and sum(widths.values()) <= FIT_WIDTH
+    longest = max(text_px(why) for why in frame["why"])
+    assert longest > MAX_AUTO and widths["why"] > MAX_AUTO
+    lines = math.ceil(longest / (widths["why"] - CELL_PAD))
+    assert lines > 1 and fit.row_height >= max(WRAP_ROW_HEIGHT, 2 * ROW_PAD + LINE_PX * lines)

@@ -4,6 +4,7 @@ in the page's thread or in worker processes."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from apptest_helpers import APP, html_bodies
@@ -14,6 +15,7 @@ from bpe_core import Settings, train
 from bpe_core.builtin import load_builtin
 from explorer.data import tasks
 from explorer.display import tokenize as view
+from explorer.display.table_fit import CELL_PAD, FIT_WIDTH, LINE_PX, ROW_PAD, WRAP_ROW_HEIGHT, text_px
 from explorer.ui import live_text, state, store
 from sample_corpora import load_corpus
 
@@ -267,3 +269,14 @@ def test_text_typed_is_kept_without_writing_the_box_back(app):
     (watcher,) = [el for el in at.get("bidi_component") if el.proto.component_name == "bpe_explorer.live_text"]
     assert json.loads(watcher.proto.json) == {"watch": state.TOK_W_TEXT, "delay": live_text.DELAY_MS,
                                               "crc": live_text.box_crc(view.excerpt(load_corpus("python")))}
+
+
+def test_a_long_name_wraps_in_the_counts_table_rather_than_being_cut(app):
+    """The lesson's sidebar name is longer than a column: the table fits the page and the name wraps
+    onto as many lines as its width needs, in rows tall enough for Streamlit to wrap them."""
+    table = open_tokenize(app).dataframe[0]
+    widths = {name: column["width"] for name, column in json.loads(table.proto.columns).items() if "width" in column}
+    assert set(widths) == set(table.value.columns) and sum(widths.values()) <= FIT_WIDTH
+    name = max(table.value["tokenizer"], key=len)
+    lines = math.ceil(text_px(name) / (widths["tokenizer"] - CELL_PAD))
+    assert lines > 1 and table.proto.row_height >= max(WRAP_ROW_HEIGHT, 2 * ROW_PAD + LINE_PX * lines)
