@@ -19,7 +19,7 @@ def streamlit_options(port: int) -> list[str]:
 
 
 def app_command(port: int, *extra: str) -> list[str]:
-    """The README's command for the app (`python -m explorer`, explorer/launch.py) on `port`, with `extra`
+    """The README's command for the app (`python -m explorer`, explorer/ui/launch.py) on `port`, with `extra`
     options after the common ones."""
     return [sys.executable, "-m", "explorer", *streamlit_options(port), *extra]
 

@@ -61,7 +61,7 @@ def serve(port: int) -> None:
             pass
 
     signal.signal(signal.SIGUSR1, collect)
-    from explorer.launch import main  # the README's command, `python -m explorer`
+    from explorer.ui.launch import main  # the README's command, `python -m explorer`
 
     sys.exit(main([*_server.streamlit_options(port), "--server.disconnectedSessionTTL", str(TTL)]))
 

@@ -294,10 +294,8 @@ class Tokenizer:
         return token.encode("utf-8", "surrogatepass")
 
     def clear_cache(self) -> None:
-        """Forget every word encoded so far (for timing a cold start, or to free memory).
-
-        Safe while other threads encode: the caches are replaced, not emptied under them.
-        """
+        """Forget every word encoded so far (for timing a cold start, or to free memory); safe while other
+        threads encode: the caches are replaced, not emptied under them."""
         self._cache = {}
         self._ids = {}
         self._spans = {}
@@ -359,11 +357,9 @@ class Tokenizer:
     # ---- for the explorer -------------------------------------------------------------------
 
     def merge_steps(self, word: str, *, limit: int | None = None) -> list[MergeStep]:
-        """The merges that fire on a normalized word, in order, with the pieces after each.
-
-        Each step's `rank` is the merge's index in `merges` (the `birth` of the token it makes, for
-        a rank file); `limit` keeps the first `limit` merges, as in `encode_word`.
-        """
+        """The merges that fire on a normalized word, in order, with the pieces after each. Each step's
+        `rank` is the merge's index in `merges` (the `birth` of the token it makes, for a rank file);
+        `limit` keeps the first `limit` merges, as in `encode_word`."""
         return merge_steps(self.initial_symbols(word), self.step_table, limit=limit)
 
     def dropout(self, word: str, *, p: float, seed: int = 0, samples: int = 1) -> list[list[str]]:

@@ -1,6 +1,6 @@
-"""`python -m explorer`: see explorer/launch.py."""
+"""`python -m explorer`: see explorer/ui/launch.py."""
 import sys
 
-from explorer.launch import main
+from explorer.ui.launch import main
 
 sys.exit(main())

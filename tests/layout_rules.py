@@ -6,7 +6,7 @@
 - Layers, lowest first: bpe_core and sample_corpora (neither imports the other); explorer/data;
   explorer/display; explorer/families (what the pages draw of each family, one folder a family;
   its __init__.py, the lookup that finds them, is usable by every layer, as explorer's own);
-  explorer/ui; explorer/views and explorer/app.py. A module imports its own
+  explorer/ui; explorer/views, explorer/app.py and explorer/__main__.py. A module imports its own
   layer and the layers below, never a page: explorer/views/* is imported by nothing (app.py names
   the pages by path). Here an import under `if TYPE_CHECKING:` counts too: a lower layer does not
   even name a higher one's types. A new module of explorer/ outside these folders is in no layer.
@@ -228,6 +228,8 @@ def layer_of(module: str) -> str | None:
         return parts[0]
     if parts[1:] == ["families"]:
         return "explorer"  # the families' lookup alone (explorer/families/__init__.py): every layer may ask it
+    if parts[1:] == ["__main__"]:
+        return "app"  # `python -m explorer`, which starts the app: an entry point, as app.py is
     return parts[1] if parts[1] in MAY_IMPORT else None
 
 

@@ -4,7 +4,7 @@ Under `streamlit run` the server runs none of our code until its first visitor's
 run imports the app's modules and the libraries behind them, loads the built-in tokenizers its page
 shows and derives their merges and the steps that made each token. So a link to Language tax that
 was the server's first visit took 4.0-4.8 s, where the same page visited next takes 1.3 s. The
-launcher (`explorer/launch.py`) starts `start()`'s thread instead, which once the server runs:
+launcher (`explorer/ui/launch.py`) starts `start()`'s thread instead, which once the server runs:
 
 1. starts the built-in tokenizers' cache warming (`explorer/data/warm.py`; the first run would);
 2. imports every module the pages use (`modules()`) and draws one small chart and table, the
@@ -35,7 +35,7 @@ log = logging.getLogger("explorer")
 RUNTIME_WAIT = 120.0  # seconds to wait for the server to run before giving up (it did not start)
 GIVE_WAY = 5.0  # seconds a step waits at most for the visitors' runs under way to end
 SCRIPT_THREAD = "ScriptRunner.scriptThread"  # the name of the thread of a visitor's run (Streamlit's)
-_SKIPPED = ("explorer.views", "explorer.app", "explorer.__main__", "explorer.launch")
+_SKIPPED = ("explorer.views", "explorer.app", "explorer.__main__", "explorer.ui.launch")
 
 
 @dataclass

@@ -12,7 +12,7 @@ the sessions every `SWEEP_EVERY` seconds:
 * once sessions have ended or were dropped, or something was let go of, unreachable objects are
   collected and the C allocator is asked to give free memory back (`malloc_trim`), so the
   server's resident memory falls back after many visitors instead of staying at its peak (the C
-  allocator is also told to return large blocks at once: `explorer/allocator.py`).
+  allocator is also told to return large blocks at once: `explorer/data/allocator.py`).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from typing import Any
 
 import streamlit as st
 
-from explorer import allocator
+from explorer.data import allocator
 from explorer.ui import server_caches, state
 
 IDLE_SECONDS = float(os.environ.get("EXPLORER_IDLE_SECONDS", 20 * 60))
@@ -136,7 +136,7 @@ class _Registry:
             self._seen[session_id] = (weakref.ref(handle), time.monotonic())
             self._running.add(session_id)
             if self._thread is None:  # the server's first run: once per server
-                allocator.tune()  # once per server (explorer/allocator.py)
+                allocator.tune()  # once per server (explorer/data/allocator.py)
                 self._thread = threading.Thread(target=self._sweep_forever, name="bpe-sessions", daemon=True)
                 self._thread.start()
 

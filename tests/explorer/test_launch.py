@@ -1,5 +1,5 @@
 """`python -m explorer`: the server started ready for its first visitor, with glibc's settings in its
-environment (explorer/launch.py, explorer/ui/preload.py, explorer/allocator.py)."""
+environment (explorer/ui/launch.py, explorer/ui/preload.py, explorer/data/allocator.py)."""
 from __future__ import annotations
 
 import os
@@ -17,8 +17,8 @@ import pytest
 
 from bpe_core import BPEError
 from bpe_core.builtin import load_builtin
-from explorer import allocator, launch
-from explorer.ui import preload, state
+from explorer.data import allocator
+from explorer.ui import launch, preload, state
 from explorer.ui.tokenizer_picker import builtin_of
 from tests.conftest import stop_process
 
@@ -64,7 +64,7 @@ def test_help_says_what_it_runs_and_starts_nothing():
 def test_the_modules_preloaded_are_the_pages_not_the_scripts():
     found = preload.modules()
     assert {"explorer.ui.store", "explorer.display.tokenize", "explorer.data.any_model"} <= set(found)
-    assert not [m for m in found if m.startswith(("explorer.views", "explorer.app", "explorer.launch"))]
+    assert not [m for m in found if m.startswith(("explorer.views", "explorer.app", "explorer.ui.launch"))]
 
 
 def test_the_builtins_preloaded_are_those_the_pages_show_before_a_choice():

@@ -3,13 +3,13 @@
 It serves explorer/app.py as `streamlit run explorer/app.py` would, with the same options (`--server.port
 8502`, `--server.address 0.0.0.0`, ...), and does two things that command cannot:
 
-* glibc's allocator settings go in the environment before the process starts (explorer/allocator.py):
+* glibc's allocator settings go in the environment before the process starts (explorer/data/allocator.py):
   without them in it, the process starts itself again with them, once, before anything else;
 * as soon as the server runs, a thread prepares what its first visitor would otherwise wait for
   (explorer/ui/preload.py).
 
 `streamlit run explorer/app.py` still works: the first visitor then waits for that work, and the app
-sets the allocator's settings while it runs (less well: see explorer/allocator.py).
+sets the allocator's settings while it runs (less well: see explorer/data/allocator.py).
 """
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from explorer import allocator
+from explorer.data import allocator
 
-APP = Path(__file__).resolve().parent / "app.py"
+APP = Path(__file__).resolve().parents[1] / "app.py"
 RESTARTED = "BPE_EXPLORER_RESTARTED"  # set in the restarted process: it never restarts twice
 
 
