@@ -16,3 +16,21 @@ def spin(texts, seconds, report):
     while time.process_time() < end:
         pass
     return "spun"
+
+
+def pid(texts, payload, report):
+    """The worker's process id, and how many tasks this process has run before (kept between tasks)."""
+    import os
+
+    global _runs
+    _runs += 1
+    return os.getpid(), _runs - 1
+
+
+_runs = 0
+
+
+def fail(texts, message, report):
+    from bpe_core import BPEError
+
+    raise BPEError(message)

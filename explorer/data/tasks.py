@@ -55,6 +55,7 @@ class Task:
     on_time: Callable[[float], str] | None = None
     on_memory: Callable[[int], str] | None = None
     progress_text: Callable[[int, int], str] | None = None  # the status line from ("progress", done, total)
+    keep: bool = False  # its process may serve the next such task of its lane (explorer/data/kept_workers.py)
 
     def time_text(self, seconds: float) -> str:
         if self.on_time is not None:
@@ -117,9 +118,11 @@ def heavy_lane(nbytes: int) -> str:
 
 def tokenize_task(ref: tuple[str, object], text: str, label: str) -> Task:
     """Tokenize's encoding of a long text (`explorer.display.tokenize.tokenized`) as a worker's task: the
-    short lane (the page caps its text at a megabyte), the limits of every job."""
+    short lane (the page caps its text at a megabyte), the limits of every job, in a process kept for the
+    next one (it holds its built-ins loaded and its words encoded)."""
     return Task("explorer.display.tokenize:tokenized_in_worker", ref, [text], lane=SHORT, noun="tokenization",
-                title=f"tokenizing with {label}", what=f"tokenizing with {label}", hint="try a shorter text")
+                title=f"tokenizing with {label}", what=f"tokenizing with {label}", hint="try a shorter text",
+                keep=True)
 
 
 def report_card_task(ref: tuple[str, object], text: str, *, parallel: object, alpha: float, min_made: int,

@@ -3,7 +3,9 @@
 Pure: no Streamlit here. The server shares one `WorkerPool`. Each job (a `Task`: a training,
 reading an uploaded tokenizer file, training every family) runs in a fresh Python process of its
 own (`python -c`, not `multiprocessing`: its spawn and forkserver methods re-run the main module
-in the child, and under Streamlit that is the app script; `worker_child.py` is that process's side), with
+in the child, and under Streamlit that is the app script; `worker_child.py` is that process's side;
+a task that allows it, Tokenize's, may take a process kept from the last such job instead:
+`kept_workers.py`), with
 
 * a memory limit (`RLIMIT_AS`): a runaway job dies alone, with a message in words;
 * a time limit, of processor time (read from /proc where there is one): past it the process is
@@ -37,6 +39,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from explorer.data.job import MAX_TRAININGS, Job
+from explorer.data.kept_workers import Kept, KeptWorkers
 from explorer.data.tasks import LONG, SHORT, Task, training_task, with_hint
 from explorer.data.training import TrainRequest
 from explorer.data.worker_child import send_task
@@ -90,6 +93,7 @@ class WorkerPool:
         self._queues: dict[str, deque[Job]] = {name: deque() for name in self.lanes}
         self._running = dict.fromkeys(self.lanes, 0)
         self.processes: dict[Job, subprocess.Popen] = {}  # the workers running (tests read it)
+        self.kept = KeptWorkers(self._stop)  # processes kept between jobs that allow it (`Task.keep`)
         self._shared: dict[Hashable, Job] = {}  # the jobs `share` handed out, until they end
 
     @property
@@ -188,17 +192,14 @@ class WorkerPool:
                     del self._shared[job.key]
             job.finished.set()
 
-    def _run(self, job: Job) -> None:
-        task = job.task
+    def _start(self, task: Task) -> Kept:
+        """A new worker process for `task`'s lane (one that may be kept, if the task allows)."""
         from_parent, to_child = os.pipe()  # (read end, write end)
         from_child, to_parent = os.pipe()
-        job.started = time.monotonic()
-        job.stage = "running"
-        niceness = self.lanes[task.lane].niceness
         try:
             process = subprocess.Popen(
                 [sys.executable, "-c", _BOOT, str(ROOT), str(from_parent), str(to_parent),
-                 str(self.memory_limit or 0), str(niceness)],
+                 str(self.memory_limit or 0), str(self.lanes[task.lane].niceness), *(["keep"] if task.keep else [])],
                 pass_fds=(from_parent, to_parent), stdin=subprocess.DEVNULL, close_fds=True,
             )
         except BaseException:
@@ -208,29 +209,38 @@ class WorkerPool:
         finally:
             os.close(from_parent)
             os.close(to_parent)
-        send = Connection(to_child, readable=False)
-        conn = Connection(from_child, writable=False)
+        return Kept(process, Connection(to_child, readable=False), Connection(from_child, writable=False))
+
+    def _run(self, job: Job) -> None:
+        task = job.task
+        worker = (self.kept.take(task.lane) if task.keep else None) or self._start(task)
+        process, kept = worker.process, False
+        job.started = time.monotonic()
+        job.stage = "running"
         self.processes[job] = process
         try:
             try:
-                send_task(send, task.function, task.payload, task.texts)
+                send_task(worker.send, task.function, task.payload, task.texts)
             except (pickle.PicklingError, AttributeError, TypeError) as exc:  # a model that cannot travel
                 job.unsendable = True
                 job._fail(f"the {task.noun} could not be sent to a worker ({type(exc).__name__})", lasting=False)
                 return
             job.task = _forget_texts(task)  # the pool keeps no copy of a corpus once it is sent
             del task
-            self._follow(job, process, conn)
+            self._follow(job, process, worker.conn, cpu_before=_cpu_seconds(process.pid) or 0.0)
+            if job.stage == "done" and job.task.keep:
+                kept = self.kept.give_back(job.task.lane, worker, most=self.lanes[job.task.lane].workers)
         except (BrokenPipeError, EOFError, ConnectionResetError):
             if not job.error:
                 self._died(job, process)
         finally:
-            send.close()
-            conn.close()
-            self._stop(process)
+            if not kept:
+                worker.close(self._stop)
             self.processes.pop(job, None)
 
-    def _follow(self, job: Job, process, conn: Connection) -> None:
+    def _follow(self, job: Job, process, conn: Connection, *, cpu_before: float = 0.0) -> None:
+        """Follow the job to its end under the limits; its processor time counts from `cpu_before`
+        (where a kept process stood when the job began)."""
         task = job.task
         measured = _cpu_seconds(process.pid) is not None
         deadline = job.started + self.time_limit * (WALL_FACTOR if measured else 1)
@@ -240,7 +250,7 @@ class WorkerPool:
                 job._fail(f"the {task.noun} was cancelled", lasting=False)
                 return
             now = time.monotonic()
-            cpu = (_cpu_seconds(process.pid) or 0.0) if measured else 0.0
+            cpu = (_cpu_seconds(process.pid) or 0.0) - cpu_before if measured else 0.0
             if cpu > self.time_limit or (not measured and now >= deadline):
                 job._fail(task.time_text(self.time_limit), lasting=True)
                 return

@@ -73,13 +73,18 @@ def resolve(function: str) -> Callable:
 
 
 def main(argv: list[str]) -> None:
-    """Entry point: `<read fd> <write fd> <memory limit in bytes, 0 for none> <niceness>`."""
-    read_fd, write_fd, memory_limit, niceness = (int(a) for a in argv)
+    """Entry point: `<read fd> <write fd> <memory limit in bytes, 0 for none> <niceness> [keep]`.
+
+    Tasks are run one after another until the server closes the pipe. With "keep" the server may send
+    more than one (explorer/data/kept_workers.py); such a process outlives the thread that started it,
+    so it does not die with that thread: it ends when the server does, its pipe closed."""
+    read_fd, write_fd, memory_limit, niceness = (int(a) for a in argv[:4])
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C on the server stops the server, which stops us
     try:  # Linux: die with the thread that started us, even if the server itself is killed
         import ctypes
 
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if argv[4:] != ["keep"]:
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
     if niceness:
@@ -94,13 +99,16 @@ def main(argv: list[str]) -> None:
     inbox = Connection(read_fd, writable=False)
     conn = Connection(write_fd, readable=False)
     try:
-        run(inbox, conn)
+        while run(inbox, conn):
+            pass
     finally:
         inbox.close()
+        conn.close()
 
 
-def run(inbox: Connection, conn: Connection) -> None:
-    """Receive a task, run it, and send its progress, then the pickled result or what went wrong."""
+def run(inbox: Connection, conn: Connection) -> bool:
+    """Receive a task, run it, and send its progress, then the pickled result or what went wrong; True
+    when it sent a result and may take another task (a failed one's process ends)."""
     outcome: tuple | None = None
     try:
         function, payload, texts = receive_task(inbox)
@@ -110,6 +118,7 @@ def run(inbox: Connection, conn: Connection) -> None:
         del result
         conn.send(("result", len(data)))
         conn.send_bytes(data)
+        return True
     # Outcomes are sent after the except clause: until it ends, the traceback keeps the failed
     # task's memory alive, and even a small message may then fail to allocate.
     except MemoryError:
@@ -117,13 +126,11 @@ def run(inbox: Connection, conn: Connection) -> None:
     except BPEError as exc:
         outcome = ("error", str(exc))
     except (EOFError, BrokenPipeError):
-        return  # the server stopped waiting
+        return False  # the server stopped waiting, or closed the pipe: no more tasks
     except Exception as exc:  # noqa: BLE001 - one line for the page, never a traceback
         outcome = ("crash", f"{type(exc).__name__}: {exc}")
     try:
-        if outcome is not None:
-            conn.send(outcome)
+        conn.send(outcome)
     except (OSError, EOFError):
         pass
-    finally:
-        conn.close()
+    return False

@@ -1,0 +1,113 @@
+"""Worker processes kept between jobs that allow it (explorer/data/kept_workers.py): Tokenize's encodings
+take a process that has its built-ins loaded, each job under every limit of a new process."""
+from __future__ import annotations
+
+import time
+
+import pytest
+from test_worker import finish
+
+from bpe_core.builtin import load_builtin
+from explorer.data.any_model import AnyModel
+from explorer.data.tasks import LONG, SHORT, Task, model_ref, tokenize_task
+from explorer.data.worker import WorkerPool
+from explorer.display.tokenize import tokenized
+from sample_corpora import load_corpus
+
+
+def kept_task(function: str = "tests.worker_jobs:pid", payload: object = None, *, lane: str = SHORT) -> Task:
+    return Task(function, payload, lane=lane, noun="test", what="the test", keep=True)
+
+
+@pytest.fixture
+def pool():
+    made = WorkerPool(workers=1, short_workers=2)
+    yield made
+    made.kept.end_all()
+
+
+def test_a_kept_process_serves_the_next_job_of_its_kind(pool):
+    first = finish(pool.submit("a", kept_task())).result
+    second = finish(pool.submit("b", kept_task())).result
+    assert first[1] == 0 and second == (first[0], 1)  # the same process, its second task
+    assert pool.kept.idle(SHORT) == 1
+
+
+def test_jobs_that_do_not_allow_it_get_a_new_process_and_leave_none(pool):
+    plain = Task("tests.worker_jobs:pid", lane=SHORT, noun="test", what="the test")
+    first, second = (finish(pool.submit(k, plain)).result for k in "ab")
+    assert first[0] != second[0] and first[1] == second[1] == 0
+    assert pool.kept.idle(SHORT) == 0
+    finish(pool.submit("c", kept_task()))
+    assert finish(pool.submit("d", plain)).result[1] == 0  # a kept process serves only the tasks that allow it
+
+
+def test_a_lane_keeps_its_own_processes(pool):
+    short = finish(pool.submit("a", kept_task())).result
+    long = finish(pool.submit("b", kept_task(lane=LONG))).result
+    assert long[0] != short[0] and long[1] == 0  # the long lane's niceness is not the short lane's
+    assert (pool.kept.idle(SHORT), pool.kept.idle(LONG)) == (1, 1)
+
+
+def test_a_failed_job_ends_its_process(pool):
+    first = finish(pool.submit("a", kept_task())).result
+    failed = finish(pool.submit("b", kept_task("tests.worker_jobs:fail", "no such thing")))
+    assert failed.error == "no such thing" and pool.kept.idle(SHORT) == 0
+    assert finish(pool.submit("c", kept_task())).result[0] != first[0]
+
+
+def test_each_job_in_a_kept_process_has_the_whole_time_limit():
+    """Two jobs of 0.6 s of processor time each, in one process, under a 1 s limit: each job is charged
+    its own time, not the process's."""
+    pool = WorkerPool(workers=1, short_workers=1, time_limit=1.0)
+    try:
+        for key in "ab":
+            job = finish(pool.submit(key, kept_task("tests.worker_jobs:spin", 0.6)))
+            assert (job.error, job.result) == ("", "spun")
+        assert pool.kept.idle(SHORT) == 1
+        over = finish(pool.submit("c", kept_task("tests.worker_jobs:spin", 30.0)))
+        assert over.error == "the test took longer than 1 s, the limit for one test here, and was stopped"
+        assert pool.kept.idle(SHORT) == 0
+    finally:
+        pool.kept.end_all()
+
+
+def test_an_idle_kept_process_ends(pool):
+    pool.kept.idle_seconds = 0.2
+    pid = finish(pool.submit("a", kept_task())).result[0]
+    deadline = time.monotonic() + 60
+    while _running(pid):
+        assert time.monotonic() < deadline, "the idle kept process did not end"
+        time.sleep(0.05)
+    assert pool.kept.idle(SHORT) == 0
+
+
+def test_a_process_past_its_jobs_or_memory_is_not_kept(pool):
+    pool.kept.most_jobs = 2
+    first = finish(pool.submit("a", kept_task())).result
+    assert finish(pool.submit("b", kept_task())).result == (first[0], 1)
+    assert pool.kept.idle(SHORT) == 0  # its second job was its last
+    pool.kept.most_rss = 1  # byte: any process holds more
+    finish(pool.submit("c", kept_task()))
+    assert pool.kept.idle(SHORT) == 0
+
+
+def test_tokenize_in_a_kept_process_gives_what_the_page_thread_gives(pool):
+    text = load_corpus("english", max_bytes=150_000)
+    model = AnyModel.of(load_builtin("o200k_base"))
+    task = tokenize_task(model_ref(model.model, "o200k_base"), text, "GPT-4o")
+    assert task.keep
+    here = tokenized(model, text)
+    for key in ("first", "again"):
+        job = finish(pool.submit(key, task))
+        assert job.error == "" and job.result == here
+    assert pool.kept.idle(SHORT) == 1
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` runs (an ended child not yet reaped is a zombie: not running)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
