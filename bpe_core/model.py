@@ -319,8 +319,9 @@ class Tokenizer:
         return list(chain.from_iterable(map(ids.__getitem__, words)))
 
     def count_unknown(self, text: str) -> int:
-        """How many of `text`'s tokens are `<unk>` (`encode` flags a token unknown by its id): from the ids."""
-        return 0 if self.unk_id is None else self.encode_ids(text).count(self.unk_id)
+        """How many of `text`'s tokens are `<unk>` (`encode` flags a token by its id), from the ids."""
+        ids = self.encode_ids(text)  # what `encode` refuses, this refuses too
+        return ids.count(self.unk_id) if self.unk_id is not None else 0
 
     def decode(self, ids: Iterable[int]) -> str:
         """Ids -> text. Word mode restores single spaces between words; other modes are exact.
@@ -370,8 +371,7 @@ class Tokenizer:
 
     def words_of(self, text: str) -> list[str]:
         """The normalized words of a text, as this tokenizer splits it."""
-        require_str(text)
-        norm = normalize(text, self.settings)
+        norm = normalize(require_str(text), self.settings)
         return [norm[s:e] for s, e in split_spans(norm, self.settings)]
 
     @property

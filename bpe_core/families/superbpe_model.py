@@ -150,8 +150,8 @@ class SuperBPEModel:
     unk_token = None  # byte level: nothing is unknown
 
     def count_unknown(self, text: str) -> int:
-        """Nothing is unknown at byte level."""
-        require_str(text)
+        """Nothing is unknown at byte level (what `encode` refuses, this refuses too)."""
+        self.encode_ids(text)
         return 0
 
     def token_bytes(self, token: str) -> bytes:

@@ -171,7 +171,7 @@ class PartsTokenizer:
         has the unknown token's id (a text holding it as written is that added token, not unknown)."""
         unk = self.model.unk_id
         if unk is None:
-            require_str(text)
+            self.encode_ids(text)  # what `encode` refuses, this refuses too
             return 0
         if unk in self.added.by_id:
             return sum(self.encode(text).unknown or ())

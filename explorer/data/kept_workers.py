@@ -10,7 +10,14 @@ Each job in a kept process keeps every limit of a new one (its time is its own p
 pool counts from where the process stood when the job began; the memory limit is the process's). A
 process is kept only after a result (one that failed ends), at most as many a lane as it runs at
 once, and it is ended after `IDLE_SECONDS` without a job, after `MOST_JOBS` jobs, or when it holds
-more than `MOST_RSS` (its built-ins and caches are its memory, not the server's).
+more than `MOST_RSS` (its built-ins and caches are its memory, not the server's; they count against
+the job's memory limit, so a job in a kept process has at least the limit less `MOST_RSS`). What it
+keeps between jobs is the built-ins' word caches: words of earlier texts, which no result shows.
+Where /proc cannot tell a process's memory (not Linux), no process is kept.
+
+A worker process dies with the thread that started it: a kept one is started by a thread that lives
+as long as the server (`WorkerPool._start`), not by its first job's, so it is never left running
+without the server that enforces its limits.
 """
 from __future__ import annotations
 
@@ -23,7 +30,7 @@ from multiprocessing.connection import Connection
 
 IDLE_SECONDS = 120.0  # a kept process without a job for this long ends
 MOST_JOBS = 200  # and one that has run this many
-MOST_RSS = 1024**3  # bytes: and one that holds more than this after a job
+MOST_RSS = 600 * 1024**2  # bytes: and one that holds more than this after a job (five built-ins: ~230 MB)
 
 
 @dataclass(eq=False)
@@ -35,6 +42,7 @@ class Kept:
     conn: Connection
     jobs: int = 0
     idle_since: float = field(default_factory=time.monotonic)
+    timer: threading.Timer | None = None  # ends it once idle too long
 
     def close(self, stop: Callable[[subprocess.Popen], None]) -> None:
         """Close its pipes (it ends at that: no more tasks) and reap it with `stop`."""
@@ -79,6 +87,8 @@ class KeptWorkers:
                 if not waiting:
                     return None
                 kept = waiting.pop(0)
+            if kept.timer is not None:
+                kept.timer.cancel()
             if kept.process.poll() is None:
                 return kept
             kept.close(self._stop)  # it ended meanwhile (killed from outside): the next one
@@ -96,9 +106,9 @@ class KeptWorkers:
             if len(waiting) >= most:
                 return False
             waiting.append(kept)
-        timer = threading.Timer(self.idle_seconds, self._end_if_idle, args=(lane, kept, kept.idle_since))
-        timer.daemon = True
-        timer.start()
+        kept.timer = threading.Timer(self.idle_seconds, self._end_if_idle, args=(lane, kept, kept.idle_since))
+        kept.timer.daemon = True
+        kept.timer.start()
         return True
 
     def _end_if_idle(self, lane: str, kept: Kept, since: float) -> None:
@@ -115,5 +125,7 @@ class KeptWorkers:
             every = [kept for waiting in self._idle.values() for kept in waiting]
             self._idle.clear()
         for kept in every:
+            if kept.timer is not None:
+                kept.timer.cancel()
             kept.close(self._stop)
         return len(every)

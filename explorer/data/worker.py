@@ -34,6 +34,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -94,6 +95,7 @@ class WorkerPool:
         self._running = dict.fromkeys(self.lanes, 0)
         self.processes: dict[Job, subprocess.Popen] = {}  # the workers running (tests read it)
         self.kept = KeptWorkers(self._stop)  # processes kept between jobs that allow it (`Task.keep`)
+        self._starter: ThreadPoolExecutor | None = None  # starts the processes that may be kept (`_start`)
         self._shared: dict[Hashable, Job] = {}  # the jobs `share` handed out, until they end
 
     @property
@@ -193,13 +195,23 @@ class WorkerPool:
             job.finished.set()
 
     def _start(self, task: Task) -> Kept:
-        """A new worker process for `task`'s lane (one that may be kept, if the task allows)."""
+        """A new worker process for `task`'s lane. One that may be kept is started by the pool's starter
+        thread, which lives as long as the server: a worker dies with the thread that started it (so
+        with the server, even mid-job), and a job's watching thread ends with its job."""
+        if not task.keep:
+            return self._popen(task)
+        with self._cond:
+            if self._starter is None:
+                self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bpe-worker-starter")
+        return self._starter.submit(self._popen, task).result()
+
+    def _popen(self, task: Task) -> Kept:
         from_parent, to_child = os.pipe()  # (read end, write end)
         from_child, to_parent = os.pipe()
         try:
             process = subprocess.Popen(
                 [sys.executable, "-c", _BOOT, str(ROOT), str(from_parent), str(to_parent),
-                 str(self.memory_limit or 0), str(self.lanes[task.lane].niceness), *(["keep"] if task.keep else [])],
+                 str(self.memory_limit or 0), str(self.lanes[task.lane].niceness)],
                 pass_fds=(from_parent, to_parent), stdin=subprocess.DEVNULL, close_fds=True,
             )
         except BaseException:
@@ -213,30 +225,44 @@ class WorkerPool:
 
     def _run(self, job: Job) -> None:
         task = job.task
-        worker = (self.kept.take(task.lane) if task.keep else None) or self._start(task)
-        process, kept = worker.process, False
+        worker = self.kept.take(task.lane) if task.keep else None
+        kept = False
         job.started = time.monotonic()
         job.stage = "running"
-        self.processes[job] = process
         try:
             try:
-                send_task(worker.send, task.function, task.payload, task.texts)
+                if worker is None or not self._handed(worker, task):  # none kept, or it ended while idle
+                    worker = self._start(task)
+                    self.processes[job] = worker.process
+                    send_task(worker.send, task.function, task.payload, task.texts)
+                self.processes[job] = worker.process
             except (pickle.PicklingError, AttributeError, TypeError) as exc:  # a model that cannot travel
                 job.unsendable = True
                 job._fail(f"the {task.noun} could not be sent to a worker ({type(exc).__name__})", lasting=False)
                 return
             job.task = _forget_texts(task)  # the pool keeps no copy of a corpus once it is sent
             del task
+            process = worker.process
             self._follow(job, process, worker.conn, cpu_before=_cpu_seconds(process.pid) or 0.0)
             if job.stage == "done" and job.task.keep:
                 kept = self.kept.give_back(job.task.lane, worker, most=self.lanes[job.task.lane].workers)
         except (BrokenPipeError, EOFError, ConnectionResetError):
-            if not job.error:
-                self._died(job, process)
+            if not job.error and worker is not None:
+                self._died(job, worker.process)
         finally:
-            if not kept:
+            if worker is not None and not kept:
                 worker.close(self._stop)
             self.processes.pop(job, None)
+
+    def _handed(self, worker: Kept, task: Task) -> bool:
+        """Send `task` to a kept process; False when it has ended meanwhile (killed from outside while
+        idle), closed: the task then goes to a new process instead of failing."""
+        try:
+            send_task(worker.send, task.function, task.payload, task.texts)
+        except (BrokenPipeError, ConnectionResetError):
+            worker.close(self._stop)
+            return False
+        return True
 
     def _follow(self, job: Job, process, conn: Connection, *, cpu_before: float = 0.0) -> None:
         """Follow the job to its end under the limits; its processor time counts from `cpu_before`

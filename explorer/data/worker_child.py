@@ -73,18 +73,16 @@ def resolve(function: str) -> Callable:
 
 
 def main(argv: list[str]) -> None:
-    """Entry point: `<read fd> <write fd> <memory limit in bytes, 0 for none> <niceness> [keep]`.
+    """Entry point: `<read fd> <write fd> <memory limit in bytes, 0 for none> <niceness>`.
 
-    Tasks are run one after another until the server closes the pipe. With "keep" the server may send
-    more than one (explorer/data/kept_workers.py); such a process outlives the thread that started it,
-    so it does not die with that thread: it ends when the server does, its pipe closed."""
-    read_fd, write_fd, memory_limit, niceness = (int(a) for a in argv[:4])
+    Tasks are run one after another until the server closes the pipe: a process kept between jobs
+    (explorer/data/kept_workers.py) is sent more than one."""
+    read_fd, write_fd, memory_limit, niceness = (int(a) for a in argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C on the server stops the server, which stops us
     try:  # Linux: die with the thread that started us, even if the server itself is killed
         import ctypes
 
-        if argv[4:] != ["keep"]:
-            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
     if niceness:

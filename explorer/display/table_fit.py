@@ -140,15 +140,15 @@ def fit_columns(frame: pd.DataFrame, *, width: int = FIT_WIDTH, index: bool = Fa
         if header[n] != full[n]:
             config[n] = {"label": header[n], "help": md_escape(full[n])}
     text = [n for n in names if not pd.api.types.is_numeric_dtype(columns[n].dtype)]
-    long = [n for n in text if cell_px[n] > widths[n] + 0.5]  # wider than Streamlit sizes a column: cut
     excess = sum(widths.values()) - width
-    if excess <= 0 and not long:
-        return Fit(config)
-    for n in long:  # room to spare goes to the long text, which wraps onto fewer lines
-        spare = width - sum(widths.values())
-        if spare > 0:
-            widths[n] = min(cell_px[n], widths[n] + spare)
-    excess = sum(widths.values()) - width
+    if excess <= 0:  # it fits as Streamlit sizes it, but text wider than its widest column (MAX_AUTO) is cut:
+        grown = dict(widths)  # such text gets the room to spare, and wraps if that makes it whole
+        for n in (n for n in text if cell_px[n] > widths[n] + 0.5):
+            grown[n] = min(cell_px[n], widths[n] + width - sum(grown.values()))
+        lines = [math.ceil((cell_px[n] - CELL_PAD) / (grown[n] - CELL_PAD)) for n in text if grown[n] != widths[n]]
+        if not lines or max(lines) > WRAP_LINES:  # nothing cut, or too long to show whole in any row
+            return Fit(config)
+        widths, excess = grown, 0.0
     wraps = {n: max(MIN_WRAP, head_px[n], cell_px[n] / WRAP_LINES) for n in text
              if cell_px[n] > head_px[n] and widths[n] > MIN_WRAP}
     headers = {n: max(MIN_WIDTH, cell_px[n], min(widths[n], _first_word_px(header[n]))) for n in names

@@ -1,36 +1,18 @@
 """`python -m explorer [streamlit run's options]`: the app's server, started ready for its first visitor.
 
 It serves explorer/app.py as `streamlit run explorer/app.py` would, with the same options (`--server.port
-8502`, `--server.address 0.0.0.0`, ...), and does two things that command cannot:
-
-* glibc's allocator settings go in the environment before the process starts (explorer/data/allocator.py):
-  without them in it, the process starts itself again with them, once, before anything else;
-* as soon as the server runs, a thread prepares what its first visitor would otherwise wait for
-  (explorer/ui/preload.py).
-
-`streamlit run explorer/app.py` still works: the first visitor then waits for that work, and the app
-sets the allocator's settings while it runs (less well: see explorer/data/allocator.py).
+8502`, `--server.address 0.0.0.0`, ...), and does what that command cannot: as soon as the server runs,
+a thread prepares what its first visitor would otherwise wait for (explorer/ui/preload.py).
+`streamlit run explorer/app.py` still works; its first visitor then waits for that work.
 """
 from __future__ import annotations
 
 import logging
-import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from explorer.data import allocator
-
 APP = Path(__file__).resolve().parents[1] / "app.py"
-RESTARTED = "BPE_EXPLORER_RESTARTED"  # set in the restarted process: it never restarts twice
-
-
-def restart_with(environ: Mapping[str, str]) -> dict[str, str] | None:
-    """The environment to start this process again with, or None to go on as it is."""
-    if environ.get(RESTARTED) or not sys.orig_argv:
-        return None
-    added = allocator.environment(environ)
-    return {**environ, **added, RESTARTED: "1"} if added else None
 
 
 def streamlit_arguments(options: Sequence[str]) -> list[str]:
@@ -54,10 +36,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options[:1] in (["-h"], ["--help"]):
         print(__doc__.strip())
         return 0
-    environment = restart_with(os.environ)
-    if environment is not None:
-        sys.stdout.flush()
-        os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], environment)
     from streamlit.web import cli
 
     from explorer.ui import preload

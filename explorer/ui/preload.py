@@ -14,7 +14,7 @@ launcher (`explorer/ui/launch.py`) starts `start()`'s thread instead, which once
    token births.
 
 A visitor who comes meanwhile goes first: each step waits for the visitors' runs under way to end
-(up to `GIVE_WAY` seconds), so a page that needs none of it is not slowed, and one that does shares
+(up to `GIVE_WAY` seconds in all), so a page that needs none of it is not slowed, and one that does shares
 what is done and does the rest itself (a module is imported once; `load_builtin` loads a built-in
 once). The built-ins are then kept as any page's are: let go of after the sessions' idle time with
 nobody asking (explorer/ui/sessions.py). Nothing here writes to any session, and a failure is logged
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 log = logging.getLogger("explorer")
 
 RUNTIME_WAIT = 120.0  # seconds to wait for the server to run before giving up (it did not start)
-GIVE_WAY = 5.0  # seconds a step waits at most for the visitors' runs under way to end
+GIVE_WAY = 30.0  # seconds the steps wait at most, in all, for the visitors' runs under way to end
 SCRIPT_THREAD = "ScriptRunner.scriptThread"  # the name of the thread of a visitor's run (Streamlit's)
 _SKIPPED = ("explorer.views", "explorer.app", "explorer.__main__", "explorer.ui.launch")
 
@@ -99,35 +99,42 @@ def _visitor_running() -> bool:
     return any(t.name == SCRIPT_THREAD for t in threading.enumerate())
 
 
-def _after_visitors(most: float) -> None:
+def _after_visitors(most: float) -> float:
     """Wait, at most `most` seconds, until no visitor's run is under way: a visitor who came while the
-    server preloads is served first (a run that waits for a training's job in a worker is let be)."""
-    deadline = time.monotonic() + most
-    while _visitor_running() and time.monotonic() < deadline:
+    server preloads is served first. The seconds waited."""
+    began = time.monotonic()
+    while _visitor_running() and time.monotonic() - began < most:
         time.sleep(0.02)
+    return time.monotonic() - began
 
 
 def run(*, names: Iterable[str] | None = None, waiting: Callable[[str], str] | None = None,
         poll: float = 0.2, give_way: float = 0.0) -> Preloaded:
     """Import, draw once and load (the steps above but the first); `names` defaults to `default_builtins()`,
     `waiting` to the warming's `waiting_for`. Before each step, wait up to `give_way` seconds for the
-    visitors' runs under way to end: theirs come first."""
+    visitors' runs under way to end: theirs come first, up to `give_way` seconds in all (a run that
+    waits for a training's job in a worker is let be)."""
     from bpe_core import BPEError
 
     began = time.perf_counter()
     done = Preloaded()
+    left = [give_way]
+
+    def after_visitors() -> None:
+        left[0] -= _after_visitors(max(0.0, left[0]))
+
     for module in modules():
-        _after_visitors(give_way)
+        after_visitors()
         importlib.import_module(module)
         done.modules += 1
-    _after_visitors(give_way)
+    after_visitors()
     _first_use()
     if waiting is None:
         from explorer.data import warm
 
         waiting = warm.waiting_for
     for name in default_builtins() if names is None else names:
-        _after_visitors(give_way)
+        after_visitors()
         try:
             _load(name, waiting, poll)
             done.builtins.append(name)

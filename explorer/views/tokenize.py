@@ -18,8 +18,8 @@ ss = st.session_state  # this page's keys are state.TOK_*, and the text area's o
 SCROLL_AFTER, CHIPS_HEIGHT = 150, 260  # tokens drawn before the chips scroll in a box this high (pixels)
 IDS_SCROLL_AFTER, IDS_HEIGHT = 60, 110  # ids listed before their list scrolls in a box this high
 EXAMPLES = {"english": "English prose", "python": "Python code", "multilingual": "Many scripts"}  # sample ids
-# The tokenizer's name is the one column that can be long (a training's whole description): capped, so
-# every column fits at 1400 pixels (each box below is headed by the whole name).
+
+
 def _use_example(sample_id: str) -> None:
     ss[state.TOK_TEXT] = view.excerpt(store.sample_text(sample_id))
 

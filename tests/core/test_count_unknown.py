@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_core import Settings, train
+from bpe_core import BPEError, Settings, train
 from bpe_core.families import train_superbpe, train_unigram, train_wordpiece
 from bpe_core.tokenizer_model import TokenizerModel
 from sample_corpora import load_corpus, load_parallel
@@ -53,6 +53,20 @@ def test_real_files_count_what_encode_flags(name):
     model = real.uploads()[name].model
     text = real.TEXT + " [UNK] <unk> " + load_corpus("english", max_bytes=20_000)
     assert model.count_unknown(text) == _flagged(model, text)
+    for bad in ("\ud800", None):
+        with pytest.raises(BPEError):
+            model.encode(bad)
+        with pytest.raises(BPEError):
+            model.count_unknown(bad)
     if name == "wordpiece":
         assert model.count_unknown("[UNK]") == 0 and model.encode("[UNK]").special == [True]
         assert model.count_unknown("𒀀") == 1
+
+
+def test_what_encode_refuses_count_unknown_refuses(families):
+    for model in families.values():
+        for bad in ("\ud800", b"bytes", None):
+            with pytest.raises(BPEError):
+                model.encode(bad)
+            with pytest.raises(BPEError):
+                model.count_unknown(bad)

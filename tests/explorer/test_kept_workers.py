@@ -2,7 +2,12 @@
 take a process that has its built-ins loaded, each job under every limit of a new process."""
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from test_worker import finish
@@ -13,6 +18,8 @@ from explorer.data.tasks import LONG, SHORT, Task, model_ref, tokenize_task
 from explorer.data.worker import WorkerPool
 from explorer.display.tokenize import tokenized
 from sample_corpora import load_corpus
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def kept_task(function: str = "tests.worker_jobs:pid", payload: object = None, *, lane: str = SHORT) -> Task:
@@ -111,3 +118,41 @@ def _running(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_a_kept_process_killed_while_idle_hands_its_job_to_a_new_one(pool):
+    first = finish(pool.submit("a", kept_task())).result
+    os.kill(first[0], signal.SIGKILL)
+    while _running(first[0]):
+        time.sleep(0.02)
+    job = finish(pool.submit("b", kept_task()))
+    assert job.error == "" and job.result[0] != first[0] and job.result[1] == 0
+
+
+ORPHAN = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from explorer.data.tasks import SHORT, Task
+from explorer.data.worker import WorkerPool
+pool = WorkerPool(workers=1, short_workers=1)
+finished = pool.submit("a", Task("tests.worker_jobs:pid", lane=SHORT, noun="test", what="the test", keep=True))
+while not finished.wait(0.05):
+    pass
+spinning = pool.submit("b", Task("tests.worker_jobs:spin", 60.0, lane=SHORT, noun="test", what="the test", keep=True))
+while spinning not in pool.processes:
+    spinning.wait(0.01)
+print(pool.processes[spinning].pid, flush=True)
+spinning.wait(0.5)
+import os
+os._exit(0)  # the server dies mid-job, its threads with it
+"""
+
+
+def test_a_kept_process_dies_with_the_server_even_mid_job():
+    """Its limits are the server's to enforce: a job left running without the server would have none."""
+    done = subprocess.run([sys.executable, "-c", ORPHAN, str(ROOT)], capture_output=True, text=True, timeout=120)
+    pid = int(done.stdout.split()[0])
+    deadline = time.monotonic() + 60
+    while _running(pid):
+        assert time.monotonic() < deadline, "the kept worker outlived its server"
+        time.sleep(0.05)

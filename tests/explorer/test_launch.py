@@ -1,5 +1,5 @@
-"""`python -m explorer`: the server started ready for its first visitor, with glibc's settings in its
-environment (explorer/ui/launch.py, explorer/ui/preload.py, explorer/data/allocator.py)."""
+"""`python -m explorer`: the server started ready for its first visitor (explorer/ui/launch.py,
+explorer/ui/preload.py), and glibc's settings in the server (explorer/data/allocator.py)."""
 from __future__ import annotations
 
 import os
@@ -13,12 +13,10 @@ import time
 import urllib.request
 from pathlib import Path
 
-import pytest
-
 from bpe_core import BPEError
 from bpe_core.builtin import load_builtin
 from explorer.data import allocator
-from explorer.ui import launch, preload, state
+from explorer.ui import preload, state
 from explorer.ui.tokenizer_picker import builtin_of
 from tests.conftest import stop_process
 
@@ -37,20 +35,6 @@ def test_the_server_tunes_glibc_unless_whoever_started_it_chose(monkeypatch):
     assert allocator.tune() == []
     monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
     assert allocator.tune() == (["MALLOC_MMAP_THRESHOLD_", "MALLOC_ARENA_MAX"] if GLIBC else [])
-
-
-@pytest.mark.skipif(not GLIBC, reason="glibc's settings: nothing to add elsewhere")
-def test_the_launcher_restarts_once_with_what_the_environment_lacks():
-    plain = {"PATH": "/usr/bin"}
-    again = launch.restart_with(plain)
-    assert again == {"PATH": "/usr/bin", "MALLOC_MMAP_THRESHOLD_": str(256 * 1024), "MALLOC_ARENA_MAX": "2",
-                     launch.RESTARTED: "1"}
-    assert launch.restart_with(again) is None  # never twice, whatever glibc made of them
-    assert launch.restart_with({**plain, "MALLOC_ARENA_MAX": "8"}) == {  # the starter's arena limit stands
-        **plain, "MALLOC_ARENA_MAX": "8", "MALLOC_MMAP_THRESHOLD_": str(256 * 1024), launch.RESTARTED: "1"}
-    chosen = {**plain, "MALLOC_ARENA_MAX": "8", "MALLOC_MMAP_THRESHOLD_": "1048576"}
-    assert launch.restart_with(chosen) is None
-    assert launch.restart_with({**plain, "GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=4096"}) is None
 
 
 def test_help_says_what_it_runs_and_starts_nothing():
@@ -129,6 +113,17 @@ def test_a_visitors_run_goes_first(monkeypatch):
     assert not preloading.is_alive() and seen_running == [False]
 
 
+def test_the_visitors_are_waited_for_at_most_the_give_way_in_all(monkeypatch):
+    """A run that never ends (one waiting for a training's job): the first step waits out the whole
+    allowance, and no later step waits at all."""
+    asked = []
+    monkeypatch.setattr(preload, "_visitor_running", lambda: True)
+    real = preload._after_visitors
+    monkeypatch.setattr(preload, "_after_visitors", lambda most: asked.append(most) or real(most))
+    preload.run(names=[], give_way=0.1)
+    assert asked[0] == 0.1 and asked[1:] and all(most == 0.0 for most in asked[1:])
+
+
 def test_a_run_that_waits_long_is_let_be(monkeypatch):
     release = threading.Event()
     visitor = threading.Thread(target=release.wait, name=preload.SCRIPT_THREAD, daemon=True)
@@ -148,12 +143,12 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_the_readme_command_serves_the_app_preloaded_and_tuned(tmp_path):
-    """`python -m explorer` with streamlit's options: one process (started again in place with glibc's
-    settings), answering on the port given, which says what it preloaded once the server runs."""
+def test_the_readme_command_serves_the_app_preloaded(tmp_path):
+    """`python -m explorer` with streamlit's options: the app answering on the port given, which says
+    what it preloaded once the server runs."""
     port = _free_port()
     log_path = tmp_path / "server.log"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MALLOC_", "GLIBC_TUNABLES", launch.RESTARTED))}
+    env = dict(os.environ)
     with open(log_path, "w") as log:
         process = subprocess.Popen([sys.executable, "-m", "explorer", "--server.headless", "true",
                                     "--server.address", "127.0.0.1", "--server.port", str(port),
@@ -172,8 +167,5 @@ def test_the_readme_command_serves_the_app_preloaded_and_tuned(tmp_path):
         assert int(preloaded.group(1)) == len(preload.modules())
         assert preloaded.group(2).split(", ") == preload.default_builtins()
         assert "Traceback" not in log_path.read_text()
-        if GLIBC:
-            environ = Path(f"/proc/{process.pid}/environ").read_bytes().split(b"\0")
-            assert b"MALLOC_ARENA_MAX=2" in environ and b"MALLOC_MMAP_THRESHOLD_=262144" in environ
     finally:
         stop_process(process)
