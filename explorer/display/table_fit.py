@@ -29,6 +29,8 @@ WRAP_ROW_HEIGHT = 66  # px: Streamlit wraps a cell's text only in rows taller th
 LINE_PX, ROW_PAD = 19, 10  # a wrapped line of 14 px text, and a row's padding above and below its lines
 CELL_PAD, HEADER_PAD = 20, 26  # the grid's padding each side of a cell, and of a header (its sort arrow)
 INDEX = "_index"  # column_config's name for the index column
+# px: presenter mode's root type size (`render.PRESENTER_CSS`), and the browser's own: the grid's type scales with it
+PRESENTER_ROOT_PX, BROWSER_ROOT_PX = 21, 16
 _NARROW = frozenset(" .,:;'|!()[]ijlft")
 
 
@@ -78,11 +80,6 @@ def cut_label(label: str, room: float) -> str:
     return label.rstrip(" ,:;(") + "…"
 
 
-def _first_word_px(label: str) -> float:
-    """The narrowest a header may get: its first word whole, and the ellipsis."""
-    return text_px(label.split(" ")[0] + "…") + HEADER_PAD
-
-
 def _shrink(widths: dict[str, float], floors: Mapping[str, float], excess: float) -> float:
     """Narrow the widest of the columns in `floors` to one level (none below its floor) until `excess`
     pixels are saved, or as many as the floors allow; returns what is still too wide."""
@@ -121,9 +118,15 @@ class Fit:
 
 
 def fit_columns(frame: pd.DataFrame, *, width: int = FIT_WIDTH, index: bool = False,
-                labels: Mapping[str, str] | None = None) -> Fit:
+                labels: Mapping[str, str] | None = None, presenter: bool = False) -> Fit:
     """Column settings that fit `frame` into `width` pixels; `index`: the index is shown (as `INDEX`);
-    `labels`: shorter headers for some columns (the column's name becomes its header's tooltip)."""
+    `labels`: shorter headers for some columns (the column's name becomes its header's tooltip);
+    `presenter`: under presenter mode's larger type, where the same text is wider."""
+    scale = PRESENTER_ROOT_PX / BROWSER_ROOT_PX if presenter else 1.0
+
+    def px(text: str) -> float:
+        return text_px(text) * scale
+
     labels = labels or {}
     columns: dict[str, pd.Index | pd.Series] = {INDEX: frame.index} if index else {}
     columns.update((str(c), frame[c]) for c in frame.columns)
@@ -132,8 +135,8 @@ def fit_columns(frame: pd.DataFrame, *, width: int = FIT_WIDTH, index: bool = Fa
     if index:
         full[INDEX] = "" if frame.index.name is None else str(frame.index.name)
     header = {n: labels.get(n, full[n]) for n in names}
-    head_px = {n: text_px(header[n]) + HEADER_PAD for n in names}
-    cell_px = {n: max((text_px(_shown(v)) for v in columns[n]), default=0.0) + CELL_PAD for n in names}
+    head_px = {n: px(header[n]) + HEADER_PAD for n in names}
+    cell_px = {n: max((px(_shown(v)) for v in columns[n]), default=0.0) + CELL_PAD for n in names}
     widths = {n: min(float(MAX_AUTO), max(MIN_WIDTH, head_px[n], cell_px[n])) for n in names}
     config: dict[str, dict[str, object]] = {}
     for n in names:
@@ -149,10 +152,11 @@ def fit_columns(frame: pd.DataFrame, *, width: int = FIT_WIDTH, index: bool = Fa
         if not lines or max(lines) > WRAP_LINES:  # nothing cut, or too long to show whole in any row
             return Fit(config)
         widths, excess = grown, 0.0
+    # Text wraps where that saves room worth a taller row for every row: not a short name (a language's)
     wraps = {n: max(MIN_WRAP, head_px[n], cell_px[n] / WRAP_LINES) for n in text
-             if cell_px[n] > head_px[n] and widths[n] > MIN_WRAP}
-    headers = {n: max(MIN_WIDTH, cell_px[n], min(widths[n], _first_word_px(header[n]))) for n in names
-               if n not in wraps}
+             if cell_px[n] > max(head_px[n], 2 * MIN_WRAP) and widths[n] > MIN_WRAP}
+    headers = {n: max(MIN_WIDTH, cell_px[n], min(widths[n], px(header[n].split(" ")[0] + "…") + HEADER_PAD))
+               for n in names if n not in wraps}
     if sum(min(widths[n], wraps.get(n, headers.get(n, widths[n]))) for n in names) > width:
         return Fit(config)  # it cannot fit, however narrow: it scrolls inside its frame, every column reachable
     excess = _shrink(widths, wraps, excess)  # first: long text wraps onto more lines
@@ -161,14 +165,13 @@ def fit_columns(frame: pd.DataFrame, *, width: int = FIT_WIDTH, index: bool = Fa
         entry = config.setdefault(n, {})
         entry["width"] = round(widths[n])
         if head_px[n] > widths[n] + 0.5:
-            entry["label"] = cut_label(header[n], widths[n] - HEADER_PAD)
+            entry["label"] = cut_label(header[n], (widths[n] - HEADER_PAD) / scale)
             entry["help"] = md_escape(full[n])
     lines = max((math.ceil((cell_px[n] - CELL_PAD) / (widths[n] - CELL_PAD)) for n in wraps
                  if cell_px[n] > widths[n] + 0.5), default=1)
-    return Fit(config, max(WRAP_ROW_HEIGHT, ROW_PAD * 2 + LINE_PX * lines) if lines > 1 else None)
+    return Fit(config, max(WRAP_ROW_HEIGHT, round(ROW_PAD * 2 + LINE_PX * scale * lines)) if lines > 1 else None)
 
 
-PRESENTER_ROOT_PX = 21  # px: presenter mode's root type size (`render.PRESENTER_CSS`), the browser's own is 16
 
 
 def shown_row_height(fit: Fit, *, presenter: bool) -> int | None:

@@ -136,7 +136,7 @@ st.text_input("Search these tokens or reasons", key=state.AUD_W_UNREACH_SEARCH,
 query = ss[state.AUD_UNREACH_SEARCH]
 found_u = view.search_unreachable(tok, result.unreachable, query)
 unreachable = view.unreachable_frame(tok, found_u)
-fit = fit_columns(unreachable)  # the reasons wrap: none is cut
+fit = fit_columns(unreachable, presenter=ss[state.W_PRESENTER])  # the reasons wrap: none is cut
 row_height = shown_row_height(fit, presenter=ss[state.W_PRESENTER])
 st.dataframe(unreachable, hide_index=True, width="stretch", column_config=fit.columns, row_height=row_height,
              height=min(360, 38 + (row_height or 35) * max(1, len(found_u))))
@@ -151,7 +151,7 @@ st.text_input("Search these tokens (· matches a space)", key=state.AUD_W_RARE_S
 query = ss[state.AUD_RARE_SEARCH]
 found = view.search_rare(tok, result.rare, query)
 rare = view.rare_frame(tok, found, result.inside)
-fit = fit_columns(rare)
+fit = fit_columns(rare, presenter=ss[state.W_PRESENTER])
 st.dataframe(rare, hide_index=True, width="stretch", height=360, column_config=fit.columns,
              row_height=shown_row_height(fit, presenter=ss[state.W_PRESENTER]))
 st.caption(md_escape(view.table_caption("tokens", min(len(found), view.MAX_ROWS), len(found),

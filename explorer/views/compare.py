@@ -187,7 +187,8 @@ if len(columns) > 1:
                 "boundaries disagree** (red bars; shaded: a character whose bytes some tokenizers split)")
     st.html(view.marked_text_html(comparison))
 counts = view.counts_table(labels, models, comparison, unknown=[sum(u) for u in unknown])
-fit = fit_columns(counts)  # long labels wrap, long headers shorten: the table fits the page
+# long labels wrap, long headers shorten: the table fits the page
+fit = fit_columns(counts, presenter=ss[state.W_PRESENTER])
 st.dataframe(counts, hide_index=True, width="stretch", column_config=fit.columns,
              row_height=shown_row_height(fit, presenter=page_header.presenter()))
 
@@ -215,7 +216,7 @@ if len(columns) > 1:
         memo = ss[state.CMP_OVERLAP_MEMO] = (held, view.overlap_table(labels, models), labels)
     st.markdown("**Vocabulary overlap:** tokens compared by the text they stand for (the markers ## and ▁, byte "
                 "letters and the space of a word's start or end read away); unknown tokens left out")
-    fit = fit_columns(memo[1])
+    fit = fit_columns(memo[1], presenter=ss[state.W_PRESENTER])
     st.dataframe(memo[1], hide_index=True, width="stretch", column_config=fit.columns,
                  row_height=shown_row_height(fit, presenter=page_header.presenter()))
 

@@ -83,7 +83,8 @@ if found is None:
 
 st.subheader("The lesson's table, on this corpus")
 lesson = view.lesson_frame(found)
-fit = fit_columns(lesson, index=True)  # long criteria wrap: the four families fit the page side by side
+# long criteria wrap: the four families fit the page side by side
+fit = fit_columns(lesson, index=True, presenter=ss[state.W_PRESENTER])
 row_height = shown_row_height(fit, presenter=page_header.presenter())
 st.dataframe(lesson, width="stretch", height=view.table_height(len(lesson), row_height), key=state.FAM_TABLE,
              column_config=fit.columns, row_height=row_height, placeholder=tables.EMPTY)

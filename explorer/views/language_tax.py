@@ -151,9 +151,11 @@ metric = ss[state.TAX_METRIC]
 st.plotly_chart(view.tax_figure(rows, metric, languages, labels, presenter=ss[state.W_PRESENTER]),
                 key=state.TAX_CHART, width="stretch")
 wide = view.wide_frame(rows, metric, languages, labels)
-fit = fit_columns(wide, index=True, labels=view.short_headers(labels, short))  # the whole table in the page
-st.dataframe(wide, width="stretch", height=36 * (len(languages) + 1) + 4, column_config=fit.columns,
-             placeholder=tables.EMPTY)
+fit = fit_columns(wide, index=True, labels=view.short_headers(labels, short),  # the whole table in the page
+                 presenter=ss[state.W_PRESENTER])
+row_height = shown_row_height(fit, presenter=ss[state.W_PRESENTER])  # a language's name may wrap: whole
+st.dataframe(wide, width="stretch", height=36 + (row_height or 36) * len(languages) + 4, column_config=fit.columns,
+             row_height=row_height, placeholder=tables.EMPTY)
 st.caption(md_escape(PARALLEL_NOTE))
 if ss[state.TAX_CORPUS] and corpus_cut:
     st.caption(f"Your corpus: its first {MAX_CORPUS_BYTES:,} bytes are counted.")
@@ -164,12 +166,12 @@ for key, model in models.items():  # a count of unknown tokens is no cost: say w
         st.warning(md_escape(note), icon=":material/warning:")
 with st.expander("Every number: bytes, characters, tokens"):
     every = view.long_frame(rows, languages, labels, unknown)
-    fit = fit_columns(every, width=FIT_IN_EXPANDER)
+    fit = fit_columns(every, width=FIT_IN_EXPANDER, presenter=ss[state.W_PRESENTER])
     st.dataframe(every, hide_index=True, width="stretch", column_config=fit.columns,
                  row_height=shown_row_height(fit, presenter=ss[state.W_PRESENTER]), placeholder=tables.EMPTY)
 with st.expander("Where the texts come from"):
     sources = view.sources_frame(list_languages(), texts)
-    fit = fit_columns(sources, width=FIT_IN_EXPANDER)
+    fit = fit_columns(sources, width=FIT_IN_EXPANDER, presenter=ss[state.W_PRESENTER])
     st.dataframe(sources, hide_index=True, width="stretch", column_config=fit.columns,
                  row_height=shown_row_height(fit, presenter=ss[state.W_PRESENTER]))
 

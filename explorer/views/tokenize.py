@@ -113,7 +113,8 @@ shown = [(key, label, model, memo[key, digest][1]) for key, label, model in read
 warming.wait_for(waiting)
 if shown:
     counts = view.counts_frame([s[1] for s in shown], [s[3] for s in shown], [s[2].vocab_size for s in shown])
-    fit = fit_columns(counts)  # a long name (a corpus's title, a file's) wraps: none is cut
+    # a long name (a corpus's title, a file's) wraps: none is cut
+    fit = fit_columns(counts, presenter=ss[state.W_PRESENTER])
     st.dataframe(counts, hide_index=True, width="stretch", column_config=fit.columns,
                  row_height=shown_row_height(fit, presenter=ss[state.W_PRESENTER]))
 

@@ -2,6 +2,7 @@
 analysis (bpe_core/analysis/language_tax.py)."""
 from __future__ import annotations
 
+import json
 import math
 
 import plotly.graph_objects as go
@@ -14,6 +15,7 @@ from bpe_core.builtin import builtin_info, builtin_names, load_builtin
 from explorer.data.any_model import AnyModel
 from explorer.display import language_tax as view
 from explorer.display.render import escape
+from explorer.display.table_fit import BROWSER_ROOT_PX, CELL_PAD, INDEX, LINE_PX, PRESENTER_ROOT_PX, ROW_PAD, text_px
 from explorer.ui import state
 from sample_corpora import list_languages, load_corpus, load_parallel, load_parallel_messages
 from tests.conftest import missing
@@ -231,3 +233,19 @@ def test_an_unreadable_sample_set_names_the_command_that_rebuilds_it(app, monkey
     assert not app.exception, app.exception
     assert [shown(e.value) for e in app.error] == [f"The multilingual sample set cannot be read: {reason}."]
     assert "python -m sample_corpora build" in reason and "Django" not in reason
+
+
+def test_in_presenter_mode_every_language_is_whole_in_the_larger_type(app) -> None:
+    """Presenter mode's type is 21/16 of the browser's, and the grid's with it: the language column is
+    sized for it (sized for the browser's type, it cut "Portuguese (Brazil)" at 1280x720)."""
+    app.session_state[state.W_PRESENTER] = True
+    app.switch_page(PAGE).run()
+    assert not app.exception, app.exception
+    wide = app.dataframe[0]
+    width = json.loads(wide.proto.columns)[INDEX]["width"]
+    scale = PRESENTER_ROOT_PX / BROWSER_ROOT_PX
+    longest = max(map(text_px, wide.value.index)) * scale
+    assert longest > 150  # "Portuguese (Brazil)": wider than the narrowest wrapped column
+    lines = math.ceil((longest - 0.5) / (width - CELL_PAD))  # (a width is a whole number of pixels)
+    if lines > 1:  # wrapped: in rows tall enough for its lines, and for Streamlit to wrap at all (4rem)
+        assert wide.proto.row_height >= max(4 * PRESENTER_ROOT_PX + 1, 2 * ROW_PAD + LINE_PX * scale * lines)
