@@ -105,3 +105,16 @@ def dropped_message(dropped: list[Held], limit: int) -> str:
     return (f"{names} {verb} dropped from this session to keep it within its share of the server's memory "
             f"(a session holds at most {megabytes(limit)} of {_kinds()}, oldest dropped first); "
             "bring back what you need again.")
+
+
+def resident_bytes(pid: int | str = "self") -> int | None:
+    """The resident memory of process `pid` (this one by default), from Linux's /proc; None elsewhere
+    or once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None

@@ -28,6 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
+from explorer.data.budget import resident_bytes
+
 IDLE_SECONDS = 120.0  # a kept process without a job for this long ends
 MOST_JOBS = 200  # and one that has run this many
 MOST_RSS = 600 * 1024**2  # bytes: and one that holds more than this after a job (five built-ins: ~230 MB)
@@ -49,18 +51,6 @@ class Kept:
         self.send.close()
         self.conn.close()
         stop(self.process)
-
-
-def rss_bytes(pid: int) -> int | None:
-    """The resident memory of process `pid` (Linux's /proc; None elsewhere or once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
 
 
 class KeptWorkers:
@@ -97,7 +87,7 @@ class KeptWorkers:
         """Keep `kept` (it has just sent a result) for the next job of `lane`; False when it is not
         kept (too many jobs, too much memory, `most` idle already in the lane): the caller ends it."""
         kept.jobs += 1
-        rss = rss_bytes(kept.process.pid)
+        rss = resident_bytes(kept.process.pid)
         if kept.process.poll() is not None or kept.jobs >= self.most_jobs or rss is None or rss > self.most_rss:
             return False
         kept.idle_since = time.monotonic()

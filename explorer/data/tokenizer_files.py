@@ -22,6 +22,7 @@ from bpe_core.formats.huggingface import WORD_END
 from bpe_core.formats.ours import family_from_json, from_json_dict, json_family
 from bpe_core.tokenizer_model import TokenizerModel
 from explorer.data.any_model import AnyModel
+from explorer.data.budget import resident_bytes
 from explorer.data.tasks import SHORT, Task
 from explorer.families import explorer_family
 
@@ -195,27 +196,15 @@ class Reading:
         return [(pickle.loads(data), nbytes) for data, nbytes in zip(self.pickled, self.memory, strict=True)]
 
 
-def _resident() -> int:
-    """This process's resident memory in bytes (0 where /proc is missing)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
-
-
 def read_in_worker(texts: list[str], job: tuple[list[tuple[str, bytes]], int], report: object) -> Reading:
     """`read_tokenizer_files` in a worker process (`reading_task`), with the memory each tokenizer
     takes; one that takes more than a session may hold (`job`'s second part) never leaves the worker."""
     files, max_bytes = job
     gc.collect()
-    before = _resident()
+    before = resident_bytes() or 0
     loaded, problems = read_tokenizer_files(files)
     gc.collect()
-    grown = max(0, _resident() - before)
+    grown = max(0, (resident_bytes() or 0) - before)
     try:
         pickled = [pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL) for item in loaded]
     except (pickle.PicklingError, AttributeError, TypeError):

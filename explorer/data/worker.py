@@ -231,11 +231,12 @@ class WorkerPool:
         job.stage = "running"
         try:
             try:
-                if worker is None or not self._handed(worker, task):  # none kept, or it ended while idle
-                    worker = self._start(task)
+                if worker is not None and self._handed(worker, task):
                     self.processes[job] = worker.process
+                else:  # none kept, or it ended while idle
+                    worker = self._start(task)
+                    self.processes[job] = worker.process  # before the send: a test may look for it
                     send_task(worker.send, task.function, task.payload, task.texts)
-                self.processes[job] = worker.process
             except (pickle.PicklingError, AttributeError, TypeError) as exc:  # a model that cannot travel
                 job.unsendable = True
                 job._fail(f"the {task.noun} could not be sent to a worker ({type(exc).__name__})", lasting=False)

@@ -111,17 +111,18 @@ def _after_visitors(most: float) -> float:
 def run(*, names: Iterable[str] | None = None, waiting: Callable[[str], str] | None = None,
         poll: float = 0.2, give_way: float = 0.0) -> Preloaded:
     """Import, draw once and load (the steps above but the first); `names` defaults to `default_builtins()`,
-    `waiting` to the warming's `waiting_for`. Before each step, wait up to `give_way` seconds for the
-    visitors' runs under way to end: theirs come first, up to `give_way` seconds in all (a run that
-    waits for a training's job in a worker is let be)."""
+    `waiting` to the warming's `waiting_for`. Before each step, wait for the visitors' runs under way
+    to end: theirs come first, for `give_way` seconds in all (a run that waits for a training's job in
+    a worker is let be)."""
     from bpe_core import BPEError
 
     began = time.perf_counter()
     done = Preloaded()
-    left = [give_way]
+    left = give_way
 
     def after_visitors() -> None:
-        left[0] -= _after_visitors(max(0.0, left[0]))
+        nonlocal left
+        left -= _after_visitors(max(0.0, left))
 
     for module in modules():
         after_visitors()
