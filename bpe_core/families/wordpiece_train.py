@@ -6,19 +6,24 @@ counts: ties go to the higher pair count, then to the pair whose (left, right) s
 in code-point order. Merging "a" + "##b" gives "ab" and "##a" + "##b" gives "##ab". Training
 stops when the vocabulary reaches its target or no pair is left.
 
-Why this is incremental but not lazy: a merge of (a, b) changes only the pair counts of the words
-that hold the pair, but it lowers count(a) and count(b), which RAISES the score of every other
-pair holding a or b, anywhere in the corpus. A heap whose stale entries may underestimate cannot
-be popped lazily, so after each merge every live pair holding a, b or the new token is pushed
-again with its new score (each symbol keeps the set of live pairs it is part of). An entry is
-valid while the pair's count and both symbol counts still equal the ones it was pushed with.
+Why the pairs are grouped: a merge of (a, b) changes only the pair counts of the words that hold
+the pair, but it lowers count(a) and count(b), which RAISES the score of every other pair holding a
+or b, anywhere in the corpus. A heap whose stale entries may underestimate cannot be popped lazily,
+and pushing every pair of a and b again after each merge made training quadratic in the pairs of a
+frequent symbol: late in training "##s" takes part in merge after merge, each lowering its count a
+little. So each pair lives in the group of one of its symbols, its owner (the more frequent one
+when the pair appears), ordered there by count(xy) / count(other). The owner's count divides a
+whole group alike, so a change of it leaves the group's order as it is; only the pairs keyed on a
+changed count (those whose other symbol is a, b or the new token) are pushed again. A top heap
+holds an entry for each group's best pair. An entry is valid while the counts it was made from are
+current.
 
 Scores are compared exactly: the heap orders by the float score, which is monotone in the exact
 fraction (int / int is correctly rounded), so only entries with the same float can be out of
 order. Those are popped together and ordered by the exact fraction, unless the best one's pair
 count is too small for any other fraction to share its float (`EXACT_FLOATS`): late in training
 thousands of rare pairs score exactly 1, and popping them all at every step made training
-quadratic.
+quadratic. The groups order their own fractions the same way.
 """
 from __future__ import annotations
 
@@ -29,10 +34,13 @@ from fractions import Fraction
 from typing import Any
 
 Pair = tuple[int, int]
+Entry = tuple[Any, ...]
 
 # Two different fractions p/q and p'/q' differ by at least 1/(q q'), a relative 1/(p q') of p/q; when
 # p q' is below this, far more than the spacing of floats near p/q, so their floats differ too.
 EXACT_FLOATS = 2**48
+# Stale entries allowed beyond three per live pair before every group is built again.
+STALE_SLACK = 100_000
 
 
 @dataclass(frozen=True)
@@ -112,51 +120,14 @@ def train_merges(
         for pair in zip(seq, seq[1:]):
             pair_count[pair] = pair_count.get(pair, 0) + f
             where.setdefault(pair, set()).add(i)
-    partners: list[set[Pair]] = [set() for _ in names]
-    for a, b in pair_count:
-        partners[a].add((a, b))
-        partners[b].add((a, b))
-
-    def valid(e: tuple[Any, ...]) -> bool:
-        pair = (e[4], e[5])
-        return pair_count.get(pair) == -e[1] and sym_count[e[4]] == e[6] and sym_count[e[5]] == e[7]
-
-    heap = [_entry(pair, pair_count, sym_count, names) for pair in pair_count]
-    heapq.heapify(heap)
-
-    # `most` bounds every count, a pair's and a symbol's (only a token made again can grow past it).
-    most = max(sym_count, default=1)
-
-    def pop_best() -> tuple[Any, ...] | None:
-        while heap:
-            top = heapq.heappop(heap)
-            if not valid(top):
-                continue
-            p, q = -top[1], top[6] * top[7]
-            if p * most * most < EXACT_FLOATS or q * most < EXACT_FLOATS:
-                # No other fraction p2/q2 can share its float (p q2 or p2 q is below the bound):
-                # the heap's order is exact.
-                return top
-            group = {(top[4], top[5]): top}
-            while heap and heap[0][0] == top[0]:  # same float score: order exactly
-                e = heapq.heappop(heap)
-                if valid(e):
-                    group.setdefault((e[4], e[5]), e)
-            if all(-e[1] * q == p * e[6] * e[7] for e in group.values()):
-                ranked = sorted(group.values())  # all the same fraction: the heap's order
-            else:
-                ranked = sorted(group.values(), key=lambda e: (-Fraction(-e[1], e[6] * e[7]), e[1], e[2], e[3]))
-            for e in ranked[1:]:
-                heapq.heappush(heap, e)
-            return ranked[0]
-        return None
+    ranking = _Ranking(pair_count, sym_count, names)
 
     trace: list[WordPieceStep] = []
     start = len(vocab)
     while len(vocab) < vocab_size:
         if progress is not None:
             progress(len(vocab) - start, vocab_size - start)
-        best = pop_best()
+        best = ranking.pop()
         if best is None:
             break
         a, b = best[4], best[5]
@@ -171,7 +142,7 @@ def train_merges(
             t = ids[token] = len(names)
             names.append(token)
             sym_count.append(0)
-            partners.append(set())
+            ranking.add_symbol()
         delta: dict[Pair, int] = {}
         for i in sorted(where[(a, b)]):
             old = seqs[i]
@@ -192,41 +163,174 @@ def train_merges(
             sym_count[b] -= k
             sym_count[t] += k
             seqs[i] = new
-        most = max(most, sym_count[t])
-        changed = []
+        changed, gone = [], []
         for pair, d in delta.items():
             if not d:
-                continue  # the pair lost and regained as many: its entry is still right
+                continue  # the pair lost and regained as many: its entries are still right
             c = pair_count[pair] = pair_count.get(pair, 0) + d
             if c > 0:
-                partners[pair[0]].add(pair)
-                partners[pair[1]].add(pair)
                 changed.append(pair)
             else:
                 del pair_count[pair]
                 where.pop(pair, None)
-                partners[pair[0]].discard(pair)
-                partners[pair[1]].discard(pair)
-        if len(heap) > 3 * len(pair_count) + 100_000:  # drop stale entries now and then
-            heap = [_entry(pair, pair_count, sym_count, names) for pair in pair_count]
-            heapq.heapify(heap)
-        else:
-            push = heapq.heappush
-            for pair in partners[a].union(partners[b], partners[t], changed):
-                x, y = pair  # _entry, inlined: this loop runs hundreds of thousands of times
-                p, cx, cy = pair_count[pair], sym_count[x], sym_count[y]
-                push(heap, (-p / (cx * cy), -p, names[x], names[y], x, y, cx, cy))
+                gone.append(pair)
+        ranking.update(changed, gone, (a, b, t))
     if progress is not None:
         progress(len(vocab) - start, vocab_size - start)
     return vocab, trace
 
 
-def _entry(pair: Pair, pair_count: dict[Pair, int], sym_count: list[int], names: list[str]) -> tuple[Any, ...]:
-    """A heap entry: best first by float score, then pair count, then the pair's strings; it
-    carries the counts it was made from, to tell whether it is still current."""
-    a, b = pair
-    p, ca, cb = pair_count[pair], sym_count[a], sym_count[b]
-    return (-p / (ca * cb), -p, names[a], names[b], a, b, ca, cb)
+class _Ranking:
+    """The best pair by score count(xy) / (count(x) count(y)), then pair count, then strings.
+
+    Each pair belongs to the group of one of its symbols, its owner (the more frequent one when
+    the pair appears). Inside a group the pairs are ordered by count(xy) / count(other): the
+    owner's count divides them all alike, so a change of the owner's count leaves the group's
+    order as it is. The top heap holds, for each group, an entry for its best pair; an entry is
+    valid while the counts it was made from are current. After a merge only the groups of the
+    changed pairs, and of the pairs whose other symbol changed count, are looked at again.
+    """
+
+    def __init__(self, pair_count: dict[Pair, int], sym_count: list[int], names: list[str]) -> None:
+        self.pair_count, self.sym_count, self.names = pair_count, sym_count, names
+        self.most = max(sym_count, default=1)
+        self.build()
+
+    # A group's entry: (-count(xy) / count(o) as a float, -count(xy), x's string, y's string, x, y, o,
+    # count(o)); the top heap's: (-score as a float, -count(xy), x's string, y's string, x, y,
+    # count(x), count(y)). Both sort best first, ties by pair count and then by the strings.
+
+    def build(self) -> None:
+        """Every group and the top heap from the counts as they are (owners chosen anew)."""
+        sc, pc = self.sym_count, self.pair_count
+        self.owner: dict[Pair, int] = {}
+        self.dependents: list[set[Pair]] = [set() for _ in sc]  # pairs keyed on this symbol's count
+        self.groups: list[list[Entry]] = [[] for _ in sc]
+        for pair in pc:
+            x, y = pair
+            g, o = (x, y) if sc[x] >= sc[y] else (y, x)
+            self.owner[pair] = g
+            self.dependents[o].add(pair)
+            self.groups[g].append(self._inner(pair, o))
+        self.size = len(pc)
+        self.heap: list[Entry] = []
+        self.offered: list[Entry | None] = [None] * len(sc)
+        for g, group in enumerate(self.groups):
+            if group:
+                heapq.heapify(group)
+                self._offer(g, True)
+        heapq.heapify(self.heap)
+
+    def add_symbol(self) -> None:
+        self.offered.append(None)
+        self.dependents.append(set())
+        self.groups.append([])
+
+    def _inner(self, pair: Pair, o: int) -> Entry:
+        p, co = self.pair_count[pair], self.sym_count[o]
+        return (-p / co, -p, self.names[pair[0]], self.names[pair[1]], pair[0], pair[1], o, co)
+
+    def _valid_inner(self, e: Entry, g: int) -> bool:
+        pair = (e[4], e[5])
+        return self.owner.get(pair) == g and self.pair_count.get(pair) == -e[1] and self.sym_count[e[6]] == e[7]
+
+    def _valid(self, e: Entry) -> bool:
+        pair = (e[4], e[5])
+        return (self.pair_count.get(pair) == -e[1] and self.sym_count[e[4]] == e[6]
+                and self.sym_count[e[5]] == e[7])
+
+    def _offer(self, g: int, recount: bool) -> None:
+        """Push the top heap's entry for group g's best pair, unless the one pushed last still holds
+        (`recount`: the owner's count changed, so that entry no longer does)."""
+        group, sc, pc, owner = self.groups[g], self.sym_count, self.pair_count, self.owner
+        while group:
+            e = group[0]
+            pair = (e[4], e[5])
+            if owner.get(pair) != g or pc.get(pair) != -e[1] or sc[e[6]] != e[7]:  # _valid_inner, inlined
+                heapq.heappop(group)
+                continue
+            if -e[1] * self.most >= EXACT_FLOATS and e[7] * self.most >= EXACT_FLOATS:
+                e = self._exact_top(g)  # another entry may share its float: order them exactly
+            if e is self.offered[g] and not recount:
+                return  # its entry in the top heap is still current
+            self.offered[g] = e
+            x, y = e[4], e[5]
+            p, cx, cy = -e[1], sc[x], sc[y]
+            heapq.heappush(self.heap, (-p / (cx * cy), -p, e[2], e[3], x, y, cx, cy))
+            return
+
+    def _exact_top(self, g: int) -> Entry:
+        """Group g's best entry by exact fraction among those sharing the top float (left in the group)."""
+        group = self.groups[g]
+        best = _pop_best(
+            group, lambda e: self._valid_inner(e, g), lambda e: False, lambda e: Fraction(-e[1], e[7]),
+        )
+        assert best is not None
+        heapq.heappush(group, best)
+        return best
+
+    def pop(self) -> Entry | None:
+        """The best pair's top-heap entry, taken off the heap; None when no pair is left."""
+        most = self.most
+        return _pop_best(
+            self.heap, self._valid,
+            lambda e: -e[1] * most * most < EXACT_FLOATS or e[6] * e[7] * most < EXACT_FLOATS,
+            lambda e: Fraction(-e[1], e[6] * e[7]),
+        )
+
+    def update(self, changed: list[Pair], gone: list[Pair], counted: Sequence[int]) -> None:
+        """Pairs whose count changed (still present) or went to zero, and symbols whose count changed."""
+        sc, owner, dependents, groups = self.sym_count, self.owner, self.dependents, self.groups
+        self.most = max(self.most, *(sc[s] for s in counted))
+        dirty = set(counted)
+        for pair in gone:
+            g = owner.pop(pair)
+            dependents[pair[0] + pair[1] - g].discard(pair)
+            dirty.add(g)
+        touched = set(changed)
+        for pair in changed:
+            if pair not in owner:
+                x, y = pair
+                g, o = (x, y) if sc[x] >= sc[y] else (y, x)
+                owner[pair] = g
+                dependents[o].add(pair)
+        for s in counted:
+            touched.update(dependents[s])
+        push, names, pc = heapq.heappush, self.names, self.pair_count
+        for pair in touched:  # _inner, inlined: this loop runs about a million times on 5 MB
+            x, y = pair
+            g = owner[pair]
+            o = x + y - g
+            p, co = pc[pair], sc[o]
+            push(groups[g], (-p / co, -p, names[x], names[y], x, y, o, co))
+            dirty.add(g)
+        self.size += len(touched) + len(dirty)
+        if self.size > 3 * len(pc) + STALE_SLACK:  # drop stale entries now and then
+            self.build()
+            return
+        for g in dirty:
+            self._offer(g, g in counted)
+
+
+def _pop_best(heap: list[Entry], valid: Callable[[Entry], bool], exact: Callable[[Entry], bool],
+              fraction: Callable[[Entry], Fraction]) -> Entry | None:
+    """Pop the best valid entry; entries with the same float are ordered by their exact fraction."""
+    while heap:
+        top = heapq.heappop(heap)
+        if not valid(top):
+            continue
+        if exact(top):
+            return top
+        group = {(top[4], top[5]): top}
+        while heap and heap[0][0] == top[0]:
+            e = heapq.heappop(heap)
+            if valid(e):
+                group.setdefault((e[4], e[5]), e)
+        ranked = sorted(group.values(), key=lambda e: (-fraction(e), e[1], e[2], e[3]))
+        for e in ranked[1:]:
+            heapq.heappush(heap, e)
+        return ranked[0]
+    return None
 
 
 def _merge_seq(seq: list[int], a: int, b: int, t: int) -> list[int]:
