@@ -14,11 +14,10 @@ from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
 from bpe_core import BPEError, Settings
-from bpe_core.families import WordPieceModel, train_wordpiece, train_wordpiece_from_counts
+from bpe_core.families import WordPieceModel, train_wordpiece, train_wordpiece_from_counts, wordpiece_train
 from bpe_core.families.wordpiece import dumps, loads
 from bpe_core.families.wordpiece_reference import reference_train
 from bpe_core.families.wordpiece_text import count_words, split_words
-from bpe_core.families import wordpiece_train
 from bpe_core.families.wordpiece_train import EXACT_FLOATS, train_merges
 from bpe_core.pretokenize import count_words as count_whitespace_words
 from tests.conftest import require
