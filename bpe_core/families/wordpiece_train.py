@@ -11,8 +11,8 @@ the pair, but it lowers count(a) and count(b), which RAISES the score of every o
 or b, anywhere in the corpus. A heap whose stale entries may underestimate cannot be popped lazily,
 and pushing every pair of a and b again after each merge made training quadratic in the pairs of a
 frequent symbol: late in training "##s" takes part in merge after merge, each lowering its count a
-little. So each pair lives in the group of one of its symbols, its owner (the more frequent one
-when the pair appears), ordered there by count(xy) / count(other). The owner's count divides a
+little. So each pair lives in the group of one of its symbols, its owner (the one in more pairs
+when the pair appears: a hub like "##s"), ordered there by count(xy) / count(other). The owner's count divides a
 whole group alike, so a change of it leaves the group's order as it is; only the pairs keyed on a
 changed count (those whose other symbol is a, b or the new token) are pushed again. A top heap
 holds an entry for each group's best pair. An entry is valid while the counts it was made from are
@@ -40,7 +40,7 @@ Entry = tuple[Any, ...]
 # p q' is below this, far more than the spacing of floats near p/q, so their floats differ too.
 EXACT_FLOATS = 2**48
 # Stale entries allowed beyond three per live pair before every group is built again.
-STALE_SLACK = 100_000
+STALE_SLACK = 300_000
 
 
 @dataclass(frozen=True)
@@ -183,7 +183,7 @@ def train_merges(
 class _Ranking:
     """The best pair by score count(xy) / (count(x) count(y)), then pair count, then strings.
 
-    Each pair belongs to the group of one of its symbols, its owner (the more frequent one when
+    Each pair belongs to the group of one of its symbols, its owner (the one in more pairs when
     the pair appears). Inside a group the pairs are ordered by count(xy) / count(other): the
     owner's count divides them all alike, so a change of the owner's count leaves the group's
     order as it is. The top heap holds, for each group, an entry for its best pair; an entry is
@@ -206,9 +206,13 @@ class _Ranking:
         self.owner: dict[Pair, int] = {}
         self.dependents: list[set[Pair]] = [set() for _ in sc]  # pairs keyed on this symbol's count
         self.groups: list[list[Entry]] = [[] for _ in sc]
+        degree = self.degree = [0] * len(sc)
+        for x, y in pc:
+            degree[x] += 1
+            degree[y] += x != y
         for pair in pc:
             x, y = pair
-            g, o = (x, y) if sc[x] >= sc[y] else (y, x)
+            g, o = (x, y) if degree[x] >= degree[y] else (y, x)
             self.owner[pair] = g
             self.dependents[o].add(pair)
             self.groups[g].append(self._inner(pair, o))
@@ -222,6 +226,7 @@ class _Ranking:
         heapq.heapify(self.heap)
 
     def add_symbol(self) -> None:
+        self.degree.append(0)
         self.offered.append(None)
         self.dependents.append(set())
         self.groups.append([])
@@ -283,7 +288,10 @@ class _Ranking:
         sc, owner, dependents, groups = self.sym_count, self.owner, self.dependents, self.groups
         self.most = max(self.most, *(sc[s] for s in counted))
         dirty = set(counted)
+        degree = self.degree
         for pair in gone:
+            degree[pair[0]] -= 1
+            degree[pair[1]] -= pair[0] != pair[1]
             g = owner.pop(pair)
             dependents[pair[0] + pair[1] - g].discard(pair)
             dirty.add(g)
@@ -291,7 +299,9 @@ class _Ranking:
         for pair in changed:
             if pair not in owner:
                 x, y = pair
-                g, o = (x, y) if sc[x] >= sc[y] else (y, x)
+                degree[x] += 1
+                degree[y] += x != y
+                g, o = (x, y) if degree[x] >= degree[y] else (y, x)
                 owner[pair] = g
                 dependents[o].add(pair)
         for s in counted:
