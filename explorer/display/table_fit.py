@@ -12,6 +12,7 @@ column reachable.
 from __future__ import annotations
 
 import math
+import numbers
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,10 @@ INDEX = "_index"  # column_config's name for the index column
 # px: presenter mode's root type size (`render.PRESENTER_CSS`), and the browser's own: the grid's type scales with it
 PRESENTER_ROOT_PX, BROWSER_ROOT_PX = 21, 16
 _NARROW = frozenset(" .,:;'|!()[]ijlft")
+# Whole numbers are counts, drawn with thousands separators in the reader's locale ("100,256"), as the
+# page's own text writes them; an identifier is drawn as it is written in code ("100255").
+COUNT_FORMAT = {"type": "number", "format": "localized"}
+IDENTIFIERS = frozenset({"id"})
 
 
 def text_px(text: str) -> float:
@@ -55,10 +60,13 @@ def text_px(text: str) -> float:
     return width
 
 
-def _shown(value: object) -> str:
-    """A cell as the grid writes it, near enough to measure (a missing value as its placeholder, one dash)."""
+def _shown(value: object, *, count: bool = True) -> str:
+    """A cell as the grid writes it, near enough to measure (a missing value as its placeholder, one dash;
+    a whole number with its thousands separators, as `COUNT_FORMAT` draws it)."""
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
         return "—"
+    if count and isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return f"{value:,}"
     return str(value)
 
 
@@ -136,12 +144,15 @@ def fit_columns(frame: pd.DataFrame, *, width: int = FIT_WIDTH, index: bool = Fa
         full[INDEX] = "" if frame.index.name is None else str(frame.index.name)
     header = {n: labels.get(n, full[n]) for n in names}
     head_px = {n: px(header[n]) + HEADER_PAD for n in names}
-    cell_px = {n: max((px(_shown(v)) for v in columns[n]), default=0.0) + CELL_PAD for n in names}
+    cell_px = {n: max((px(_shown(v, count=n not in IDENTIFIERS)) for v in columns[n]), default=0.0) + CELL_PAD
+               for n in names}
     widths = {n: min(float(MAX_AUTO), max(MIN_WIDTH, head_px[n], cell_px[n])) for n in names}
     config: dict[str, dict[str, object]] = {}
     for n in names:
         if header[n] != full[n]:
             config[n] = {"label": header[n], "help": md_escape(full[n])}
+        if n != INDEX and n not in IDENTIFIERS and pd.api.types.is_integer_dtype(columns[n].dtype):
+            config.setdefault(n, {})["type_config"] = dict(COUNT_FORMAT)
     text = [n for n in names if not pd.api.types.is_numeric_dtype(columns[n].dtype)]
     excess = sum(widths.values()) - width
     if excess <= 0:  # it fits as Streamlit sizes it, but text wider than its widest column (MAX_AUTO) is cut:

@@ -155,6 +155,15 @@ def test_a_long_reason_wraps_in_a_table_that_fits(app):
     assert table.proto.row_height > 64  # Streamlit wraps a cell's text only in a row taller than 4rem
 
 
+def test_ids_are_drawn_as_written_in_code_and_counts_with_separators():
+    """A token id is copied into code as it is ("100255"); how often a token was produced is a count,
+    drawn with thousands separators like the page's text."""
+    frame = view.rare_frame(hand_built(), [])
+    formats = {name: column.get("type_config", {}).get("format") for name, column in fit_columns(frame).columns.items()}
+    assert formats.get("id") is None
+    assert formats["times produced"] == formats["made inside longer tokens"] == "localized"
+
+
 def test_gpt4os_reasons_wrap_rather_than_being_cut_at_streamlits_widest_column():
     """o200k's longest reason is about 1,000 px: wider than Streamlit sizes any column (500 px), though
     the table would fit the page at that size. The reasons get the page's spare width and wrap."""

@@ -280,3 +280,13 @@ def test_a_long_name_wraps_in_the_counts_table_rather_than_being_cut(app):
     name = max(table.value["tokenizer"], key=len)
     lines = math.ceil(text_px(name) / (widths["tokenizer"] - CELL_PAD))
     assert lines > 1 and table.proto.row_height >= max(WRAP_ROW_HEIGHT, 2 * ROW_PAD + LINE_PX * lines)
+
+
+def test_counts_are_drawn_with_thousands_separators(app):
+    """cl100k's vocabulary is 100,256 tokens, as the page's own text writes it, not "100256": every
+    whole-number column is drawn in the reader's locale; the fractions keep their two decimals."""
+    table = open_tokenize(app).dataframe[0]
+    columns = json.loads(table.proto.columns)
+    counted = {name for name, column in columns.items() if column.get("type_config", {}).get("format") == "localized"}
+    assert counted == {"tokens", "vocabulary", "unknown tokens"}, columns
+    assert 100_256 in table.value["vocabulary"].tolist()
