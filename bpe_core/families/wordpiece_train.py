@@ -144,25 +144,27 @@ def train_merges(
             sym_count.append(0)
             ranking.add_symbol()
         delta: dict[Pair, int] = {}
+        get = delta.get
+        merged = 0
         for i in sorted(where[(a, b)]):
             old = seqs[i]
             new = _merge_seq(old, a, b, t)
             f = freqs[i]
-            old_pairs = set(zip(old, old[1:]))
-            new_pairs = set(zip(new, new[1:]))
-            for pair in zip(old, old[1:]):
-                delta[pair] = delta.get(pair, 0) - f
-            for pair in zip(new, new[1:]):
-                delta[pair] = delta.get(pair, 0) + f
-            for pair in old_pairs - new_pairs:
+            old_pairs, new_pairs = list(zip(old, old[1:])), list(zip(new, new[1:]))
+            for pair in old_pairs:
+                delta[pair] = get(pair, 0) - f
+            for pair in new_pairs:
+                delta[pair] = get(pair, 0) + f
+            lost, made = set(old_pairs), set(new_pairs)
+            for pair in lost - made:
                 where[pair].discard(i)
-            for pair in new_pairs - old_pairs:
+            for pair in made - lost:
                 where.setdefault(pair, set()).add(i)
-            k = (len(old) - len(new)) * f
-            sym_count[a] -= k
-            sym_count[b] -= k
-            sym_count[t] += k
+            merged += (len(old) - len(new)) * f
             seqs[i] = new
+        sym_count[a] -= merged
+        sym_count[b] -= merged
+        sym_count[t] += merged
         changed, gone = [], []
         for pair, d in delta.items():
             if not d:
