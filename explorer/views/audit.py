@@ -12,6 +12,7 @@ from explorer.display.table_fit import fit_columns, shown_row_height
 from explorer.display.tokenize import cap_text
 from explorer.ui import page_header, state, store
 from explorer.ui import tokenizer_picker as picker
+from explorer.ui.size_slider import size_slider
 
 ss = st.session_state  # this page's keys are state.AUD_*
 SIZES = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)  # MB of the reference corpus audited
@@ -76,8 +77,8 @@ with left:
 with right:
     _corpus_picker()
     size_col, threshold_col = st.columns(2)
-    size_col.select_slider("Use the corpus's first … MB", SIZES, key=state.AUD_W_MB,
-                           on_change=state.bind(ss, state.AUD_W_MB, state.AUD_MB))
+    size_slider(size_col, "Use the corpus's first … MB", _corpus().text, SIZES, widget_key=state.AUD_W_MB,
+                value_key=state.AUD_MB)
     threshold_col.number_input("Rare: produced at most … times", min_value=0, max_value=1_000_000, step=1,
                                key=state.AUD_W_THRESHOLD,
                                on_change=state.bind(ss, state.AUD_W_THRESHOLD, state.AUD_THRESHOLD))

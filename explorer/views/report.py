@@ -19,6 +19,7 @@ from explorer.display.render import as_clause, isolate, md_escape
 from explorer.display.tokenize import cap_text, utf8_size
 from explorer.ui import page_header, state, store, warming
 from explorer.ui import tokenizer_picker as picker
+from explorer.ui.size_slider import size_slider
 from sample_corpora import PARALLEL_NOTE, list_languages, load_parallel
 
 ss = st.session_state  # this page's keys are state.REP_*
@@ -104,8 +105,8 @@ def _controls(options: dict[str, str]) -> None:
     left, right = st.columns([3, 2])
     left.selectbox("Reference text", list(corpora), format_func=lambda k: corpora.get(k, k), key=state.REP_W_CORPUS,
                    on_change=state.bind(ss, state.REP_W_CORPUS, state.REP_CORPUS))
-    right.select_slider("Grade its first … MB", SIZES, key=state.REP_W_MB,
-                        on_change=state.bind(ss, state.REP_W_MB, state.REP_MB))
+    size_slider(right, "Grade its first … MB", _corpus().text, SIZES, widget_key=state.REP_W_MB,
+                value_key=state.REP_MB)
     with st.expander("Settings of the measures"):
         one, two, three = st.columns(3)
         one.number_input("Order α of the Rényi efficiency", min_value=0.0, max_value=10.0, step=0.5,

@@ -124,6 +124,18 @@ def test_a_large_corpus_waits_for_the_button_then_is_remembered(app):
     assert any("the first 0.5 MB (500,000 bytes)" in c.value.replace("\\", "") for c in at.caption)
 
 
+def test_the_size_slider_offers_only_sizes_that_change_the_text(app):
+    """A 12-byte corpus has no size to choose (the caption says all of it is used), rather than a
+    slider standing at "5.0" MB; a 1.2 MB corpus offers 0.1, 0.5 and 1 MB, then "all", where the
+    default 5 MB stands."""
+    at = open_audit(app, hand_built(), CORPUS)
+    assert not [s for s in at.select_slider if s.key == state.AUD_W_MB]
+    assert any("all 12 bytes" in c.value.replace("\\", "") for c in at.caption)
+    at = open_audit(app, hand_built(), "ab abcd " * 150_000)
+    slider = at.select_slider(key=state.AUD_W_MB)
+    assert slider.options == ["0.1", "0.5", "1", "all"] and slider.value == 2.0
+
+
 def test_a_lessons_audit_runs_in_the_page_thread_and_a_larger_one_in_a_worker(app, monkeypatch):
     """A worker's start takes longer than auditing a lesson; past the sidebar's in-thread bounds, a worker."""
     from explorer.data import tasks

@@ -115,6 +115,17 @@ def test_a_large_text_waits_for_the_button(app):
     assert TABLE in _table(at)
 
 
+def test_the_size_slider_offers_only_sizes_that_change_the_text(app):
+    """The 1.4 MB text: 0.1, 0.5 and 1 MB cut it, 2 MB takes it whole ("all", where the chosen 2 MB
+    stands); a one-line text has no size to choose."""
+    app.session_state[state.REP_MB] = 2.0
+    at = open_report(app, "lowest newest " * 100_000, chosen=("builtin:gpt2",))
+    slider = at.select_slider(key=state.REP_W_MB)
+    assert slider.options == ["0.1", "0.5", "1", "all"] and slider.value == 2.0
+    at = open_report(app, "lowest newest", chosen=("builtin:gpt2",))
+    assert not [s for s in at.select_slider if s.key == state.REP_W_MB]
+
+
 def test_an_unreadable_sample_set_is_said_with_the_command_that_rebuilds_it(app, monkeypatch, tmp_path):
     """The card grades the rest; where the premium chart would be, the page says why not and what rebuilds it."""
     reason = remove_shipped_set(monkeypatch, tmp_path)
