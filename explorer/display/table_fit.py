@@ -144,14 +144,15 @@ def fit_columns(frame: pd.DataFrame, *, width: int = FIT_WIDTH, index: bool = Fa
         full[INDEX] = "" if frame.index.name is None else str(frame.index.name)
     header = {n: labels.get(n, full[n]) for n in names}
     head_px = {n: px(header[n]) + HEADER_PAD for n in names}
-    cell_px = {n: max((px(_shown(v, count=n not in IDENTIFIERS)) for v in columns[n]), default=0.0) + CELL_PAD
-               for n in names}
+    counts = {n for n in names  # whole numbers drawn with separators (COUNT_FORMAT), and measured so
+              if n != INDEX and n not in IDENTIFIERS and pd.api.types.is_integer_dtype(columns[n].dtype)}
+    cell_px = {n: max((px(_shown(v, count=n in counts)) for v in columns[n]), default=0.0) + CELL_PAD for n in names}
     widths = {n: min(float(MAX_AUTO), max(MIN_WIDTH, head_px[n], cell_px[n])) for n in names}
     config: dict[str, dict[str, object]] = {}
     for n in names:
         if header[n] != full[n]:
             config[n] = {"label": header[n], "help": md_escape(full[n])}
-        if n != INDEX and n not in IDENTIFIERS and pd.api.types.is_integer_dtype(columns[n].dtype):
+        if n in counts:
             config.setdefault(n, {})["type_config"] = dict(COUNT_FORMAT)
     text = [n for n in names if not pd.api.types.is_numeric_dtype(columns[n].dtype)]
     excess = sum(widths.values()) - width

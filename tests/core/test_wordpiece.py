@@ -139,18 +139,31 @@ def test_fast_trainer_equals_reference_on_texts(corpus: list[str], lowercase: bo
     )
 
 
+@pytest.mark.parametrize("patched", [{"EXACT_FLOATS": 0}, {"STALE_SLACK": -10**9}, {"STALE_SLACK": 3}])
 @given(st.dictionaries(st.text("abcé", min_size=1, max_size=7), st.integers(1, 6), min_size=1, max_size=6),
        st.integers(1, 40))
 @hyp_settings(**PROFILE)
-def test_exact_ordering_and_rebuilding_at_every_step_train_the_same(counts: dict[str, int], vocab_size: int) -> None:
-    """The slow paths a small corpus never takes: every float tie ordered by exact fractions, in
-    the groups and at the top, and every group built again (owners chosen anew) after each merge."""
+def test_the_slow_paths_train_the_same(patched: dict[str, int], counts: dict[str, int], vocab_size: int) -> None:
+    """The paths a small corpus never takes, one at a time: every float tie ordered by exact
+    fractions (in the groups and at the top); every group built again after each merge (owners
+    chosen anew); stale entries kept only a few at a time, so builds come between incremental steps."""
     args = dict(vocab_size=vocab_size, specials=["[UNK]"], prefix="##")
     expected = reference_train(counts, **args)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(wordpiece_train, "EXACT_FLOATS", 0)
-        patch.setattr(wordpiece_train, "STALE_SLACK", -10**9)
+        for name, value in patched.items():
+            patch.setattr(wordpiece_train, name, value)
         assert train_merges(counts, **args) == expected
+
+
+def test_fractions_that_share_a_float_inside_a_group_are_ordered_exactly() -> None:
+    """Counts past 2**53, where different fractions round to one float: at step 2 the pairs of a
+    group share the top float, and the exact order takes a + ##c, as the reference does (a group
+    ordered by its floats alone took a + ##ac)."""
+    counts = {"aac": 2**60, "acb": 2**61 + 1, "bb": 2**60 + 1}
+    args = dict(vocab_size=8, specials=["[UNK]"], prefix="##")
+    vocab, trace = train_merges(counts, **args)
+    assert (trace[1].left, trace[1].right) == ("a", "##c")
+    assert (vocab, trace) == reference_train(counts, **args)
 
 
 def test_a_suffix_after_many_stems_is_not_ranked_again_at_each_merge(monkeypatch: pytest.MonkeyPatch) -> None:
