@@ -14,15 +14,28 @@ The rule, in order:
 No normalization is applied. Character spans: each character of a word maps to the input
 character it came from; the "▁" put in front maps to the stretch's first character, as there.
 
+Training counts its words one step further (`training_words`): a word is cut at each line break
+(CR or LF, each a word of its own) and then into runs of at most `MAX_TRAINING_WORD` characters.
+No piece learned that way holds a line break with other characters, so encoding a whole word
+cuts it at its line breaks just as training did ("▁end.↵↵Next" is "▁end.", "↵", "↵", "Next").
+Without it a text's lines were one word wherever no space parted them ("↵↵Begin" was a piece),
+and a text without spaces (Chinese, Japanese) was ONE word, each round of EM redoing it in log
+space: 100,000 characters took 10 s, where its lines take 0.3 s. SentencePiece trains on lines
+(of at most 4,192 bytes) for the same reasons. Text without line breaks or long words trains as
+`tokenizers`' UnigramTrainer does with this pre-tokenizer.
+
 >>> [w for w, _ in text_words("Hello  world\\n!")]
 ['▁Hello', '▁', '▁world\\n!']
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 
 META = "\u2581"
+MAX_TRAINING_WORD = 1_000  # characters: a longer word is trained on as runs of this many
+_LINE_BREAK = re.compile(r"([\r\n])")  # a line break, kept by `split` as a part of its own
 
 # A word: its text and, per character, the index of the input character it stands for.
 Word = tuple[str, list[int]]
@@ -82,8 +95,26 @@ def text_words(text: str, unk_token: str = "<unk>") -> list[Word]:
     return [item[0] for item in text_items(text, unk_token) if item[0] is not None]
 
 
+def training_words(stretch: str) -> list[str]:
+    """The words of one stretch as training counts them: cut at line breaks, then into runs of at
+    most `MAX_TRAINING_WORD` characters.
+
+    >>> training_words("end.\\n\\nNext  step")
+    ['▁end.', '\\n', '\\n', 'Next', '▁', '▁step']
+    """
+    out: list[str] = []
+    for word in stretch_words(stretch):
+        if len(word) <= MAX_TRAINING_WORD and "\n" not in word and "\r" not in word:
+            out.append(word)
+            continue
+        for part in _LINE_BREAK.split(word):
+            out.extend(part[i:i + MAX_TRAINING_WORD] for i in range(0, len(part), MAX_TRAINING_WORD))
+    return out
+
+
 def count_words(texts: Iterable[str], unk_token: str) -> Counter[str]:
-    """Word counts over texts, in first-appearance order (the unknown token's text left out)."""
+    """Training's word counts over texts (`training_words`), in first-appearance order (the unknown
+    token's text left out)."""
     counts: Counter[str] = Counter()
     for text in texts:
         if unk_token in text:
@@ -91,5 +122,5 @@ def count_words(texts: Iterable[str], unk_token: str) -> Counter[str]:
         else:
             parts = [text]
         for part in parts:
-            counts.update(stretch_words(part))
+            counts.update(training_words(part))
     return counts

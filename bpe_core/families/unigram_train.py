@@ -170,10 +170,12 @@ def removal_loss(freq: int, alt_freqs: Sequence[int], total_freq: int, total_wor
 
 
 def prune(losses: Sequence[tuple[str, float]], unused: Sequence[str], keep: int) -> list[tuple[str, float]]:
-    """Step 3's choice: the unused pieces and the lowest-loss candidates beyond ``keep``, lowest first."""
+    """Step 3's choice: the unused pieces (loss 0) and the lowest-loss candidates beyond ``keep``,
+    lowest loss first (ties: the piece)."""
     ranked = sorted(losses, key=lambda item: (-item[1], item[0]))
-    # ties: the piece earlier in string order stays
-    return [(p, 0.0) for p in sorted(unused)] + sorted(ranked[max(keep, 0):], key=lambda item: (item[1], item[0]))
+    # ties: the piece earlier in string order stays. Lowest first, the unused pieces' 0 among the
+    # losses: SentencePiece's estimate can be below 0 (removing the piece looks like a gain).
+    return sorted([(p, 0.0) for p in unused] + ranked[max(keep, 0):], key=lambda item: (item[1], item[0]))
 
 
 def final_cut(scores: dict[str, float], is_char: dict[str, bool], size: int) -> list[tuple[str, float]]:

@@ -288,8 +288,10 @@ class WorkerPool:
                           f"{self.stall_after:,.0f} s) and was stopped; try again", lasting=False)
                 return
             if measured and now >= deadline:
-                job._fail(f"the server was too busy to finish the {task.noun} in "
-                          f"{(now - job.started) / 60:,.0f} minutes, so it was stopped; try again later", lasting=False)
+                waited = now - job.started
+                took = f"{waited / 60:,.0f} minutes" if waited >= 90 else f"{waited:,.0f} s"
+                job._fail(f"the server was too busy to finish the {task.noun} in {took}, so it was stopped; "
+                          "try again later", lasting=False)
                 return
             if not conn.poll(min(0.2, max(deadline - now, 0.01))):
                 if process.poll() is not None and not conn.poll(0):

@@ -86,13 +86,13 @@ def test_unigram_plays_its_pruning_rounds(page, warm_server):
     _pause(page)
     _scrub_key(page, "Home")
     title = page.locator(".bp-title")
-    expect(title).to_have_text("Round 1 of 7: 380 → 192 pieces")  # rounds count from 1
+    expect(title).to_have_text("Round 1 of 7: 350 → 183 pieces")  # rounds count from 1
     expect(page.get_by_role("button", name="Back")).to_be_disabled()
     facts = page.locator(".bp-card .bpe-facts")
-    expect(facts).to_contain_text("64 pieces removed, least loss first (12 shown)")
+    expect(facts).to_contain_text("62 pieces removed, least loss first (12 shown)")
     expect(facts).to_contain_text(re.compile(r"corpus log-likelihood -[\d,]+\.\d"))
     expect(page.locator(".bp-card .bp-card-chips .bpe-chip")).to_have_count(12)
-    expect(page.locator(".bp-bars-title")).to_have_text("Removed in round 1, least loss first (30 of 64)")
+    expect(page.locator(".bp-bars-title")).to_have_text("Removed in round 1, least loss first (30 of 62)")
     expect(page.locator(".bp-bar-row")).to_have_count(30)
     expect(page.locator(LIVE).get_by_text("Pruning rounds", exact=False).first).to_be_visible()
     page.get_by_role("button", name="Play").click()

@@ -24,6 +24,8 @@ import pytest
 from bpe_core import sources
 from bpe_core.cli import main
 from bpe_core.dask_counting import default_workers, max_workers
+from bpe_core.families.unigram_text import MAX_TRAINING_WORD
+from bpe_core.formats.detect import load_model
 from tests.conftest import ROOT, require
 
 LESSON = ROOT / "sample_corpora" / "seed000_lesson.txt"
@@ -221,18 +223,17 @@ def test_a_partition_size_that_would_make_too_many_partitions(capsys, tmp_path, 
 # ---- Unigram and one huge word ---------------------------------------------------------------------
 
 
-def test_unigram_leaves_words_over_100_characters_out_and_says_so(capsys, tmp_path):
-    text = tmp_path / "t.txt"
-    text.write_text("low lower newest " * 20 + "x" * 200_000 + " wide", encoding="utf-8")
-    model = tmp_path / "u.json"
-    status, out, err = run(capsys, "train", text, "--model", "unigram", "--vocab-size", "12", "-o", model)
-    assert (status, out, err.count("\n")) == (0, "", 1), err
-    assert " on 61 words (4 distinct) (1 words (1 distinct) over 100 characters left out); " in err
+def test_unigram_trains_a_megabyte_without_a_space_as_runs_of_its_characters(capsys, tmp_path):
+    """One 1,000,000-character word (no space, no line break) is trained on as runs of
+    MAX_TRAINING_WORD characters, at once and in one line of summary, not EM over one huge lattice."""
     one_word = tmp_path / "word.txt"
     one_word.write_text("y" * 1_000_000, encoding="utf-8")
-    err = refused(capsys, "train", one_word, "--model", "unigram", "--vocab-size", "30", "-o", model)
-    assert err == ("error: the corpus has no words to train on: every word is longer than 100 characters "
-                   "(1 words (1 distinct) left out; Unigram splits words at spaces only)\n")
+    model = tmp_path / "u.json"
+    status, out, err = run(capsys, "train", one_word, "--model", "unigram", "--vocab-size", "10", "-o", model)
+    assert (status, out) == (0, "") and err.startswith("trained Unigram: "), err
+    runs = -(-1_000_001 // MAX_TRAINING_WORD)  # the word is "▁" and the million letters
+    assert f" on {runs:,} words (3 distinct); " in err  # "▁y…y", "y…y" and the last, shorter run
+    assert load_model(model).encode_tokens("yyy") != ["<unk>"]
 
 
 # ---- FIFOs, devices, loops of links: refused before anything opens them ----------------------------

@@ -171,7 +171,7 @@ def test_unigram_frames_are_its_rounds(unigram):
     assert removed == [(token_text(p), v) for p, v in record.removed[:UNIGRAM.REMOVED_SHOWN]]  # least loss first
     assert token_texts(window, frame["c"]) == [token_text(p) for p, _ in record.removed[:UNIGRAM.CARD_CHIPS]]
     fig = UNIGRAM.curve_figure(unigram, 3, playing=False).to_dict()
-    assert list(fig["data"][0]["y"]) == [380, *(r.vocab_size for r in model.trace)]
+    assert list(fig["data"][0]["y"]) == [350, *(r.vocab_size for r in model.trace)]
     assert list(fig["data"][1]["y"]) == [round(r.log_likelihood, 2) for r in model.trace]
     for (word, _), row in zip(unigram.top_words, window["words"]):  # the last round's pieces are the model's
         assert pieces_at(window, row, 7) == [token_text(p) for p in model.encode_tokens(word)]
@@ -238,13 +238,13 @@ def test_progress_is_told_in_each_familys_own_numbers():
     assert seen[-1] == (65, 65)  # 85 tokens to start (five special ones, 80 symbols), 65 added
     seen.clear()
     train_corpus([HINDI], _request("unigram", 60), progress=lambda d, t: seen.append((d, t)))
-    assert seen[0] == (380 - 192, 380 - 60) and seen[-1] == (320, 320)  # pieces pruned of the seed's
+    assert seen[0] == (350 - 183, 350 - 60) and seen[-1] == (290, 290)  # pieces pruned of the seed's
 
 
 def test_every_family_trains_in_a_worker_process_as_in_the_page_thread():
     pool = WorkerPool(workers=1)
     for request, last in ((_request("wordpiece", 150), "65 of 65 tokens added"),
-                          (_request("unigram", 60), "320 of 320 pieces pruned"),
+                          (_request("unigram", 60), "290 of 290 pieces pruned"),
                           (_request("superbpe", 420, 380), "merge 164 of 164")):
         job = pool.train("key", [HINDI], request)
         assert job.wait(120)

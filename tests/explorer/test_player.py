@@ -220,15 +220,15 @@ def test_a_presenter_window_shows_the_first_bars_only(small):
 
 def test_unigram_in_presenter_mode_says_how_many_bars_it_shows():
     """Unigram lists 30 removed pieces a round and a dozen in the card; in presenter mode 10 bars, the
-    title says "10 of 64", and the card leaves out the chips the bars already show."""
+    title says "10 of 62", and the card leaves out the chips the bars already show."""
     trained = train_corpus(*SMALL["unigram"])
     frames = part("unigram", "player")
     page, shown = frames.window(trained, 1, 1), frames.window(trained, 1, 1, bars=animation.PRESENTER_BARS)
-    assert page["frames"][0]["bt"] == "Removed in round 1, least loss first (30 of 64)"
-    assert shown["frames"][0]["bt"] == "Removed in round 1, least loss first (10 of 64)"
+    assert page["frames"][0]["bt"] == "Removed in round 1, least loss first (30 of 62)"
+    assert shown["frames"][0]["bt"] == "Removed in round 1, least loss first (10 of 62)"
     assert len(page["frames"][0]["c"]) == 12 and shown["frames"][0]["c"] == []
-    assert page["frames"][0]["f"][0] == "64 pieces removed, least loss first (12 shown)"
-    assert shown["frames"][0]["f"][0] == "64 pieces removed, least loss first"
+    assert page["frames"][0]["f"][0] == "62 pieces removed, least loss first (12 shown)"
+    assert shown["frames"][0]["f"][0] == "62 pieces removed, least loss first"
 
 
 def test_presenter_mode_puts_the_curve_beside_the_player(app):
