@@ -243,3 +243,37 @@ def test_a_rounds_dict_holds_its_fields_in_order_and_reads_back() -> None:
     assert list(data) == [f.name for f in fields(UnigramRound)]
     assert data["dropped"] == [["ab", 0.25]] and data["removed"] == [["abc", 1.5], ["bc", 2.0]]
     assert UnigramRound.from_dict(json.loads(json.dumps(data))) == one
+
+
+# ---- training's words: line breaks and long words -------------------------------------------------
+
+def test_training_cuts_words_at_line_breaks_and_into_runs():
+    from bpe_core.families.unigram import word_counts
+    from bpe_core.families.unigram_text import MAX_TRAINING_WORD
+
+    counts = word_counts(["the end.\n\nNext one\r\nline " + "x" * (2 * MAX_TRAINING_WORD + 5)])
+    assert counts == Counter({"▁the": 1, "▁end.": 1, "\n": 3, "Next": 1, "▁one": 1, "\r": 1, "line": 1,
+                              "▁" + "x" * (MAX_TRAINING_WORD - 1): 1, "x" * MAX_TRAINING_WORD: 1, "xxxxxx": 1})
+
+
+@given(st.lists(st.text(st.sampled_from("ab \n\r\t"), max_size=30), min_size=1, max_size=6))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_encoding_cuts_a_word_at_its_line_breaks_as_training_did(texts):
+    """No trained piece holds a line break beside other characters, so a word is encoded as its
+    parts between line breaks would be, each break a token of its own; and the text comes back whole."""
+    text = "".join(texts)
+    if not text.strip(" "):
+        return
+    model = train_unigram(texts, vocab_size=40)
+    assert all(len(piece) == 1 for piece in model.pieces if "\n" in piece or "\r" in piece)
+    tokens = model.encode_tokens(text)
+    assert all(len(t) == 1 for t in tokens if "\n" in t or "\r" in t)
+    assert model.decode(model.encode_ids(text)) == text.removeprefix(" ")  # a leading space is "▁" alone
+
+
+def test_a_rounds_removed_pieces_are_lowest_loss_first():
+    """The unused pieces' loss 0 sits among the others: SentencePiece's estimate can fall below 0."""
+    from bpe_core.families.unigram_train import prune
+
+    removed = prune([("ab", -0.5), ("bc", 0.25), ("cd", 3.0)], ["zz", "aa"], keep=1)
+    assert removed == [("ab", -0.5), ("aa", 0.0), ("zz", 0.0), ("bc", 0.25)]
