@@ -224,8 +224,7 @@ class _Ranking:
         for g, group in enumerate(self.groups):
             if group:
                 heapq.heapify(group)
-                self._offer(g, True)
-        heapq.heapify(self.heap)
+                self._offer(g, True)  # pushes onto the top heap: it stays a heap
 
     def add_symbol(self) -> None:
         self.degree.append(0)

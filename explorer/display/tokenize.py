@@ -47,17 +47,20 @@ def cap_text(text: str, limit: int = MAX_TEXT_BYTES) -> tuple[str, bool]:
     return data[:limit].decode("utf-8", errors="ignore"), True
 
 
-def size_choices(text: str, sizes: Sequence[float]) -> tuple[float, ...]:
+def size_choices(text: str, sizes: Sequence[float]) -> tuple[tuple[float, ...], bool]:
     """Of `sizes` (megabytes a page may cut `text` to), each that cuts it and then the first that
-    takes it whole: the ones that give different texts. The last is the whole text unless `text`
-    is longer than every size.
+    takes it whole: the ones that give different texts; and whether the last takes it whole (not
+    when `text` is longer than every size).
 
     >>> size_choices("x" * 109, (0.1, 0.5, 1.0)), size_choices("x" * 700_000, (0.1, 0.5, 1.0, 2.0))
-    ((0.1,), (0.1, 0.5, 1.0))
+    (((0.1,), True), ((0.1, 0.5, 1.0), True))
+    >>> size_choices("x" * 700_000, (0.1, 0.5))
+    ((0.1, 0.5), False)
     """
     whole = utf8_size(text) if len(text) * 4 > sizes[0] * 1_000_000 else 0
     cutting = tuple(s for s in sizes if s * 1_000_000 < whole)
-    return cutting + tuple(s for s in sizes if s * 1_000_000 >= whole)[:1]
+    taking = tuple(s for s in sizes if s * 1_000_000 >= whole)[:1]
+    return cutting + taking, bool(taking)
 
 
 def utf8_size(text: str) -> int:

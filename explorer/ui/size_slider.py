@@ -21,13 +21,12 @@ def size_slider(container: st.delta_generator.DeltaGenerator, label: str, text: 
                 widget_key: str, value_key: str) -> None:
     """Draw the slider in `container` for `text`; the chosen size is kept under `value_key`."""
     ss = st.session_state
-    choices = size_choices(text, sizes)
+    choices, whole = size_choices(text, sizes)
     if len(choices) < 2:
         return
     write_back = state.bind(ss, widget_key, value_key)
     chosen = float(ss[widget_key])
     ss[widget_key] = next((c for c in choices if c >= chosen), choices[-1])
-    whole = choices[-1] * 1_000_000 >= len(text.encode("utf-8", errors="surrogatepass"))
 
     def shown(size: float) -> str:
         return ALL if whole and size == choices[-1] else f"{size:g}"
