@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -16,6 +15,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from browser_helpers import Tab, visited
 
 from tests.conftest import stop_process, under_ci
 
@@ -139,20 +139,15 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
+@pytest.fixture(scope="session")
+def tab(browser):
+    kept = Tab(browser)
+    yield kept
+    kept.close()
+
+
 @pytest.fixture
-def page(request, browser, warm_server):
-    """A new browser page; fails the test if the app opens any dialog (an injected alert). A test that
-    failed leaves a screenshot of what the page showed then: screenshots/failed-<test>.png."""
-    context = browser.new_context(viewport={"width": 1440, "height": 1100})
-    page = context.new_page()
-    dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    yield page
-    report = getattr(request.node, "report_call", None)
-    if report is not None and report.failed:
-        SCREENSHOTS.mkdir(exist_ok=True)
-        name = re.sub(r"[^\w.-]+", "-", request.node.name)[:120]
-        with contextlib.suppress(Exception):  # a page that crashed: the test's own failure says enough
-            page.screenshot(path=str(SCREENSHOTS / f"failed-{name}.png"))
-    context.close()
-    assert not dialogs, f"the page opened dialogs: {dialogs}"
+def page(request, tab, warm_server):
+    """The test's browser page at 1440x1100 (see `visited`)."""
+    with visited(request, tab, {"width": 1440, "height": 1100}) as opened:
+        yield opened

@@ -6,7 +6,7 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from browser_helpers import LIVE, go_to, shoot
+from browser_helpers import LIVE, go_to, requests_to, shoot
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -34,14 +34,12 @@ def text_of(locator) -> str:
 @pytest.mark.parametrize(("value", "name"), [("[Reload here](https://example.invalid)", "link"),
                                              ("![t](https://example.invalid/p.png)", "image")])
 def test_a_crafted_mode_is_shown_as_text(page, server, value, name):
-    requests: list[str] = []
-    page.on("request", lambda request: requests.append(request.url)
-            if urllib.parse.urlsplit(request.url).hostname == "example.invalid" else None)
-    open_link(page, server, {"mode": value})
-    expect(notice(page)).to_contain_text("The link's other settings were used.")
-    assert f"mode={value} in the link is not one of word, text, bytes." in text_of(notice(page))
-    shoot(page, f"link-crafted-{name}")
-    assert page.evaluate(NOT_RENDERED) == {"links": [], "images": []}
+    with requests_to(page, "example.invalid") as requests:
+        open_link(page, server, {"mode": value})
+        expect(notice(page)).to_contain_text("The link's other settings were used.")
+        assert f"mode={value} in the link is not one of word, text, bytes." in text_of(notice(page))
+        shoot(page, f"link-crafted-{name}")
+        assert page.evaluate(NOT_RENDERED) == {"links": [], "images": []}
     assert requests == []
 
 

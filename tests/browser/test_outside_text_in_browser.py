@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import re
-import urllib.parse
 
 import pytest
-from browser_helpers import LIVE, go_to, settle, shoot
+from browser_helpers import LIVE, go_to, requests_to, settle, shoot
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -37,29 +36,28 @@ RENDERED = """() => {
 
 
 def test_markdown_from_a_corpus_stays_text_on_every_page(page, server):
-    requests: list[str] = []
-    page.on("request", lambda request: requests.append(request.url)
-            if urllib.parse.urlsplit(request.url).hostname == "example.invalid" else None)
-    page.goto(server + "/corpora")
-    expect(page.get_by_role("heading", level=1, name="Corpus")).to_be_visible()
-    page.get_by_role("tab", name="Paste text").click()
-    page.get_by_label("Paste text to train on").fill(CORPUS)
-    page.get_by_role("button", name="Use this text").click()
-    expect(page.locator(LIVE).get_by_role("heading", name=re.compile(r"^In use: Pasted: \*\*bold\*\*"))).to_be_visible()
-    go_to(page, "Unseen words")
-    box = page.get_by_label(re.compile("Words to encode"))
-    box.fill(OUTSIDE)
-    box.press("Enter")
-    expect(page.locator(LIVE).get_by_role("heading", name=re.compile(r"^\*\*bold\*\*"))).to_be_visible()
+    with requests_to(page, "example.invalid") as requests:
+        page.goto(server + "/corpora")
+        expect(page.get_by_role("heading", level=1, name="Corpus")).to_be_visible()
+        page.get_by_role("tab", name="Paste text").click()
+        page.get_by_label("Paste text to train on").fill(CORPUS)
+        page.get_by_role("button", name="Use this text").click()
+        in_use = page.locator(LIVE).get_by_role("heading", name=re.compile(r"^In use: Pasted: \*\*bold\*\*"))
+        expect(in_use).to_be_visible()
+        go_to(page, "Unseen words")
+        box = page.get_by_label(re.compile("Words to encode"))
+        box.fill(OUTSIDE)
+        box.press("Enter")
+        expect(page.locator(LIVE).get_by_role("heading", name=re.compile(r"^\*\*bold\*\*"))).to_be_visible()
 
-    for name in PAGES:
-        go_to(page, name)
-        expect(page.get_by_role("heading", level=1)).to_be_visible()
-        settle(page)
-        shoot(page, "outside-text-" + re.sub(r"\W+", "-", name.lower()))
-        found = page.evaluate(RENDERED)
-        assert found == {"links": [], "images": [], "katex": 0, "emphasis": [], "icons": [], "colour": [],
-                         "emoji": False}, name
-        if name in ("Corpus", "Unseen words"):
-            expect(page.locator(LIVE).get_by_text("**bold**", exact=False).first).to_be_visible()
+        for name in PAGES:
+            go_to(page, name)
+            expect(page.get_by_role("heading", level=1)).to_be_visible()
+            settle(page)
+            shoot(page, "outside-text-" + re.sub(r"\W+", "-", name.lower()))
+            found = page.evaluate(RENDERED)
+            assert found == {"links": [], "images": [], "katex": 0, "emphasis": [], "icons": [], "colour": [],
+                             "emoji": False}, name
+            if name in ("Corpus", "Unseen words"):
+                expect(page.locator(LIVE).get_by_text("**bold**", exact=False).first).to_be_visible()
     assert requests == []

@@ -60,6 +60,7 @@ OBSERVE = """() => {
 }""" % ROOT
 
 
+@pytest.mark.own_tab  # Playwright's clock stays installed in its browser context
 def test_playing_at_15_steps_a_second_shows_every_merge(page, server):
     # The page runs on Playwright's clock, paused while playing: three seconds of the page's time
     # are three seconds however busy the machine is, so the count of steps is exact, not a timing.

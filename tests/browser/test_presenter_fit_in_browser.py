@@ -12,7 +12,7 @@ import re
 from urllib.parse import quote
 
 import pytest
-from browser_helpers import SCREENSHOTS
+from browser_helpers import SCREENSHOTS, visited
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -93,11 +93,9 @@ def _measure(page, name: str) -> dict:
 
 
 @pytest.fixture
-def projector(browser, warm_server):
-    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    page = context.new_page()
-    yield page
-    context.close()
+def projector(request, tab, warm_server):
+    with visited(request, tab, {"width": WIDTH, "height": HEIGHT}) as page:
+        yield page
 
 
 @pytest.mark.parametrize("lesson", ["low, lower, newest, widest", "like, love, hug", "cats and dogs"])
