@@ -144,21 +144,12 @@ def train_merges(
             sym_count.append(0)
             ranking.add_symbol()
         delta: dict[Pair, int] = {}
-        get = delta.get
         merged = 0
-        for i in sorted(where[(a, b)]):
+        for i in sorted(where[(a, b)]):  # a superset: a word keeps its entry for a pair it lost
             old = seqs[i]
-            new = _merge_seq(old, a, b, t)
             f = freqs[i]
-            old_pairs, new_pairs = list(zip(old, old[1:])), list(zip(new, new[1:]))
-            for pair in old_pairs:
-                delta[pair] = get(pair, 0) - f
-            for pair in new_pairs:
-                delta[pair] = get(pair, 0) + f
-            lost, made = set(old_pairs), set(new_pairs)
-            for pair in lost - made:
-                where[pair].discard(i)
-            for pair in made - lost:
+            new, made = _merge_counting(old, a, b, t, f, delta)
+            for pair in made:
                 where.setdefault(pair, set()).add(i)
             merged += (len(old) - len(new)) * f
             seqs[i] = new
@@ -344,15 +335,39 @@ def _pop_best(heap: list[Entry], valid: Callable[[Entry], bool], exact: Callable
     return None
 
 
-def _merge_seq(seq: list[int], a: int, b: int, t: int) -> list[int]:
-    """`seq` with each (a, b), left to right, replaced by t."""
+def _merge_counting(seq: list[int], a: int, b: int, t: int, f: int,
+                    delta: dict[Pair, int]) -> tuple[list[int], list[Pair]]:
+    """`seq` with each (a, b), left to right, replaced by t; the pair counts' changes (each pair
+    weighs f) added to `delta`; the pairs t makes with its neighbours.
+
+    Only the merged pair and its neighbours change. A neighbour on the left is read from the new
+    sequence, so that of "a b a b" the second merge turns (t, a) into (t, t): the changes add up
+    to what recounting every pair would give.
+    """
+    get = delta.get
     out: list[int] = []
+    made: list[Pair] = []
     i, n = 0, len(seq)
     while i < n:
-        if i < n - 1 and seq[i] == a and seq[i + 1] == b:
+        if seq[i] == a and i + 1 < n and seq[i + 1] == b:
+            delta[(a, b)] = get((a, b), 0) - f
+            if out:
+                prev = out[-1]
+                pair = (prev, a)
+                delta[pair] = get(pair, 0) - f
+                pair = (prev, t)
+                delta[pair] = get(pair, 0) + f
+                made.append(pair)
+            if i + 2 < n:
+                after = seq[i + 2]
+                pair = (b, after)
+                delta[pair] = get(pair, 0) - f
+                pair = (t, after)
+                delta[pair] = get(pair, 0) + f
+                made.append(pair)
             out.append(t)
             i += 2
         else:
             out.append(seq[i])
             i += 1
-    return out
+    return out, made
