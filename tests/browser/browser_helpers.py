@@ -106,24 +106,41 @@ class Tab:
 
     def __init__(self, browser) -> None:
         self.browser, self.context, self.page = browser, None, None
+        self.crashed = False
 
     def open(self, viewport: dict[str, int]):
-        if self.page is None or self.page.is_closed():
-            self.close()
-            self.context = self.browser.new_context(viewport=viewport)
-            self.page = self.context.new_page()
-        else:
-            self.page.set_viewport_size(viewport)
+        if self.page is not None and not (self.crashed or self.page.is_closed()):
+            try:
+                self.page.set_viewport_size(viewport)
+                return self.page
+            except Exception:  # noqa: BLE001 - a tab that no longer answers: a new one below
+                pass
+        self.close()
+        self.context = self.browser.new_context(viewport=viewport)
+        self.page = self.context.new_page()
+        self.crashed = False
+        self.page.on("crash", self._crash)
         return self.page
 
+    def _crash(self, page) -> None:
+        self.crashed = True
+
     def leave(self) -> None:
-        """End the test's session (its websocket closes) and forget what the app kept in the browser."""
+        """End the test's session (its websocket closes; each wait bounded) and forget what the app kept in
+        the browser: its storage, its cookies, any other tab the test opened. A tab that does not answer is
+        closed: the next test gets a new one."""
+        page = self.page
         try:
-            if self.page.url.startswith("http"):
-                self.page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
-            self.page.goto("about:blank")
-            self.page.mouse.move(0, 0)  # no hover left over the next test's page
-        except Exception:  # noqa: BLE001 - a crashed or stuck page: the next test gets a new one
+            if page.url.startswith("http"):
+                page.wait_for_function("() => { localStorage.clear(); sessionStorage.clear(); return true; }",
+                                       timeout=10_000)
+            page.goto("about:blank", timeout=30_000)
+            for other in self.context.pages:
+                if other is not page:
+                    other.close()
+            self.context.clear_cookies()
+            page.mouse.move(0, 0)  # where a new tab's pointer is: no hover left over the next test's page
+        except Exception:  # noqa: BLE001 - crashed, stuck or closed: the next test gets a new tab
             self.close()
 
     def close(self) -> None:

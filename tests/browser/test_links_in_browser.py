@@ -72,11 +72,14 @@ def test_a_link_made_with_a_big_pasted_corpus_says_so_when_made_and_when_opened(
     expect(made).to_be_visible(timeout=60_000)
     expect(page).to_have_url(re.compile(r"own=paste"))
     shared = page.url
-    other = browser.new_context(viewport={"width": 1440, "height": 1100}).new_page()
-    other.goto(shared)
-    expect(other.locator(LIVE).locator("[data-testid=stAlert]")).to_contain_text(
-        "This link was made while pasted text was in use; a link cannot carry it, so it opened the sample corpus")
-    other.context.close()
+    other = browser.new_context(viewport={"width": 1440, "height": 1100}).new_page()  # another visitor
+    try:
+        other.goto(shared)
+        expect(other.locator(LIVE).locator("[data-testid=stAlert]")).to_contain_text(
+            "This link was made while pasted text was in use; a link cannot carry it, so it opened the sample "
+            "corpus")
+    finally:
+        other.context.close()
 
 
 def test_a_huge_request_is_clamped_with_a_message_and_the_server_answers(page, server):
@@ -88,4 +91,3 @@ def test_a_huge_request_is_clamped_with_a_message_and_the_server_answers(page, s
     with urllib.request.urlopen(server + "/_stcore/health", timeout=30) as answer:  # answers while it trains
         assert answer.read().decode().strip() == "ok"
     shoot(page, "link-clamped")
-    page.goto("about:blank")  # leave: the session ends
