@@ -2,6 +2,7 @@
 
     python bench/bench_sessions.py                 # all three parts (a few minutes)
     python bench/bench_sessions.py --part pages    # a second session's page times while 50 MB trains
+    python bench/bench_sessions.py --part pages --trainers 2  # ... while two sessions each train 50 MB
     python bench/bench_sessions.py --part upload   # peak server RSS of one 50 MB upload and its training
     python bench/bench_sessions.py --part sessions # RSS: 10 sessions open, upload and train, close
     python bench/bench_sessions.py --part link     # the crafted link /?corpus=english&mode=text&merges=1000000
@@ -208,33 +209,62 @@ def summary(times: list[float]) -> str:
 
 # ---- the parts --------------------------------------------------------------------------------
 
-def part_pages_and_upload(browser, base: str, sampler: Sampler, mb: float) -> None:
-    path = corpus_file("english", mb)
-    print(f"corpus for session A: {path.name}, {path.stat().st_size / 1e6:.1f} MB")
+def small_training(page, base: str, n: int) -> float:
+    """Session B pastes a small text (about 5 kB, different each time) and trains it: seconds until the
+    Corpus page says it is in use, trained."""
+    from playwright.sync_api import expect
+
+    open_page(page, base + "/corpora?step=1", TITLES["Corpus"])
+    page.get_by_role("tab", name="Paste text").click()
+    page.get_by_label("Paste text to train on").fill(f"round {n}: " + "lower newest widest low " * 200)
+    started = time.perf_counter()
+    page.get_by_role("button", name="Use this text").click()
+    expect(page.get_by_role("heading", name=re.compile(r"^In use: Pasted"))).to_be_visible(timeout=300_000)
+    wait_idle(page, 300)
+    seconds = time.perf_counter() - started
+    open_page(page, base + "/?step=1", TITLES["Watch training"])
+    return seconds
+
+
+def part_pages_and_upload(browser, base: str, sampler: Sampler, mb: float, trainers: int = 1) -> None:
+    paths = [corpus_file("english", mb, offset=i) for i in range(trainers)]  # each a different corpus
+    print(f"corpora for {trainers} session(s) A: {', '.join(p.name for p in paths)}, "
+          f"{paths[0].stat().st_size / 1e6:.1f} MB each")
     b_context, b = new_page(browser)
     open_page(b, base + "/?step=1", TITLES["Watch training"])
     for link in PAGES:  # once unmeasured: each page's first visit imports its modules
         visit(b, link)
     quiet = [visit(b, link) for _ in range(2) for link in PAGES]
     print(f"session B alone: {summary(quiet)}")
+    quiet_small = [small_training(b, base, n) for n in range(3)]
+    print(f"session B's small training alone: {summary(quiet_small)}")
 
     baseline = sampler.reset()
-    a_context, a = new_page(browser)
     started = time.perf_counter()
-    upload(a, base, path, wait=False)
-    # Session A now reads its upload and trains (its page shows the progress); B moves between
-    # pages meanwhile.
+    trainers_pages = []
+    for path in paths:
+        context, a = new_page(browser)
+        upload(a, base, path, wait=False)
+        trainers_pages.append((context, a, path))
+    # The sessions A now read their uploads and train (their pages show the progress); B moves between
+    # pages and trains small texts meanwhile.
     busy: list[float] = []
-    while len(busy) < 60 and not in_use(a, path).count():
+    busy_small: list[float] = []
+    while len(busy) < 60 and not all(in_use(a, path).count() for _, a, path in trainers_pages):
         busy.append(visit(b, PAGES[len(busy) % len(PAGES)]))
-    wait_trained(a, path)
+        if len(busy) % len(PAGES) == 0:
+            busy_small.append(small_training(b, base, 10 + len(busy)))
+    for _, a, path in trainers_pages:
+        wait_trained(a, path, timeout=900)
     trained = time.perf_counter() - started
-    print(f"session A: {mb:g} MB corpus uploaded and trained {trained:.1f} s after the file was chosen")
-    print(f"session B while A uploads and trains: {summary(busy)} (target < 2 s)")
-    print(f"server RSS: baseline {baseline:.0f} MB, peak during the {mb:g} MB upload and its training "
+    print(f"sessions A: {trainers} x {mb:g} MB uploaded and trained {trained:.1f} s after the files were chosen")
+    print(f"session B while they upload and train: pages {summary(busy)}; small trainings {summary(busy_small)} "
+          "(target: <= 2x B alone)")
+    print(f"server RSS: baseline {baseline:.0f} MB, peak during the uploads and trainings "
           f"{sampler.peak:.0f} MB (+{sampler.peak - baseline:.0f} MB; target <= 400 MB per session), "
           f"training worker peak {sampler.worker_peak:.0f} MB (a separate process)")
-    a_context.close()
+    for context, _, _ in trainers_pages:
+        context.close()
     b_context.close()
 
 
@@ -316,6 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("all", "pages", "upload", "sessions", "link"), default="all")
     parser.add_argument("--mb", type=float, default=50.0, help="size of session A's upload")
+    parser.add_argument("--trainers", type=int, default=1, help="sessions A training at once (each its own corpus)")
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--session-mb", type=float, default=5.0, help="size of each session's upload")
     parser.add_argument(
@@ -338,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
             warm.close()
             print(f"server started, RSS {rss_mb(process.pid):.0f} MB")
             if args.part in ("all", "pages", "upload"):
-                part_pages_and_upload(browser, base, sampler, args.mb)
+                part_pages_and_upload(browser, base, sampler, args.mb, args.trainers)
             if args.part in ("all", "link"):
                 part_link(browser, base, sampler)
             if args.part in ("all", "sessions"):

@@ -125,6 +125,13 @@ def tokenize_task(ref: tuple[str, object], text: str, label: str) -> Task:
                 keep=True)
 
 
+def tokenize_warm_up_task(refs: Sequence[tuple[str, object]]) -> Task:
+    """What a Tokenize visit starts before any long text comes: processes for `tokenize_task`, with the built-ins
+    `refs` names loaded and drawn once (`explorer.display.tokenize.warm_up_in_worker`), kept for the text."""
+    return Task("explorer.display.tokenize:warm_up_in_worker", tuple(refs), lane=SHORT, noun="preparation",
+                title="preparing the tokenizers", what="preparing the tokenizers", keep=True)
+
+
 def report_card_task(ref: tuple[str, object], text: str, *, parallel: object, alpha: float, min_made: int,
                      share: float, label: str, checked: object = None) -> Task:
     """A report card (`bpe_core.report.report_card`) as a worker's task (`checked`: its vocabulary checks,

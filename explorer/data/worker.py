@@ -97,6 +97,7 @@ class WorkerPool:
         self.kept = KeptWorkers(self._stop)  # processes kept between jobs that allow it (`Task.keep`)
         self._starter: ThreadPoolExecutor | None = None  # starts the processes that may be kept (`_start`)
         self._shared: dict[Hashable, Job] = {}  # the jobs `share` handed out, until they end
+        self._preparing: list[Job] = []  # the jobs `prepare` started, until they end
 
     @property
     def workers(self) -> int:
@@ -126,6 +127,20 @@ class WorkerPool:
                 job._follow_one_more()
                 self._shared[key] = job
             return job
+
+    def prepare(self, key: Hashable, task: Task) -> list[Job]:
+        """Start processes for tasks of `task`'s kind before they are needed: run `task` (one that may be
+        kept, such as loading the built-ins a page shows) in as many processes as its lane would still
+        keep, so that the next such tasks find them ready. Nobody waits for these jobs; each is stopped
+        like any other one nobody waits for, and the lane's queue takes them in turn."""
+        if not task.keep:
+            raise ValueError("only a task whose process may be kept prepares one")
+        with self._cond:
+            self._preparing = [job for job in self._preparing if not job.finished.is_set()]
+            wanted = self.lanes[task.lane].workers - self.kept.idle(task.lane) - len(self._preparing)
+            started = [self.submit(key, task) for _ in range(max(0, wanted))]
+            self._preparing += started
+            return started
 
     def submit(self, key: Hashable, task: Task) -> Job:
         """Queue a task and return its job at once; a thread of the pool runs it."""

@@ -147,6 +147,20 @@ def tokenized_in_worker(texts: list[str], ref: tuple[str, object], report: objec
     return tokenized(resolve_model(ref), texts[0])  # type: ignore[arg-type]  # any family's model
 
 
+# A little of each kind of text a page meets (words, digits, punctuation, accents, another script, an
+# emoji): encoding and drawing it once loads what a tokenizer needs for any text.
+WARM_UP_TEXT = "Hello, world! 12345 naïve café — 東京 ☕ def f(x): return x\n"
+
+
+def warm_up_in_worker(texts: list[str], refs: Sequence[tuple[str, object]], report: object) -> None:
+    """Load each tokenizer `refs` names and draw a short text with it, in a worker process kept for
+    Tokenize's next long text (`explorer.data.tasks.tokenize_warm_up_task`)."""
+    from explorer.data.tasks import resolve_model
+
+    for ref in refs:
+        tokenized(resolve_model(ref), WARM_UP_TEXT)  # type: ignore[arg-type]  # any family's model
+
+
 # Drawing needs the spans of the first tokens only, and the spans of a whole text cost several times
 # its ids. So the whole text is encoded to ids, and only a start of it with spans; that start is
 # trusted when its first tokens, and MARGIN more, are the whole text's (a cut can change only the

@@ -241,6 +241,11 @@ def _train_here(corpus: Corpus, request: TrainRequest, slot: st.delta_generator.
             slot.empty()
 
 
+def prepare(task: Task) -> None:
+    """Start processes for tasks like `task` before a page needs them (`WorkerPool.prepare`); returns at once."""
+    worker_pool().prepare(("prepare", task.function, task.payload), task)
+
+
 def run_task(key: tuple, task: Task, slot: st.delta_generator.DeltaGenerator | None = None,
              here: Callable[[], object] | None = None, *, at_once: bool = False) -> object:
     """One task of `run_tasks`: its result, or a one-line BPEError when it fails or hits a limit."""

@@ -88,7 +88,15 @@ for key in chosen:  # without an unknown token for a character it lacks, a limit
 # encoded in worker processes, two at once, under the limits of every job (`tasks.tokenize_task`).
 todo = [(key, label, model) for key, label, model in ready
         if (key, digest) not in memo or memo[key, digest][0] is not model.model]
-if todo and view.utf8_size(text) < tasks.TOKENIZE_HERE_BYTES:
+long_text = view.utf8_size(text) >= tasks.TOKENIZE_HERE_BYTES
+if not (todo and long_text):
+    # While the text is short, processes for a long one start, the chosen built-ins loaded: the first
+    # long text pasted then waits for its encoding only, not for a process to start and load them.
+    refs = [tasks.model_ref(model.model, name) for key, _, model in ready
+            if (name := picker.builtin_of(key)) is not None]
+    if refs:
+        store.prepare(tasks.tokenize_warm_up_task(refs))
+if todo and not long_text:
     for key, label, model in todo:
         try:
             with st.spinner(md_escape(f"Tokenizing with {label}…")):

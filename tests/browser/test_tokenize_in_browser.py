@@ -10,8 +10,11 @@ import re
 import time
 from urllib.parse import urlencode
 
+import pytest
 from browser_helpers import LIVE, SCREENSHOTS, settle, shoot
 from playwright.sync_api import expect
+
+from explorer.ui import live_text
 
 CRAFTED = "**bold** <img src=x onerror=alert(1)> [l](https://x.invalid) $x$ 日本語"
 
@@ -83,9 +86,10 @@ def test_a_tokenizers_parts_step_by_step(page, server):
 # The text area's watcher has run: until its script is in the page, an input event is heard by no one
 # (the box keeps the text, and a blur or Ctrl+Enter still sends it).
 LISTENING = "() => { const l = globalThis.__bpeLiveText; return !!(l && l.installed && l.watchers.size); }"
+# A paste as the browser makes one: the new value, then one input event saying it came from a paste.
 PASTE = """(box, text) => { box.focus();
   Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, text);
-  box.dispatchEvent(new Event('input', {bubbles: true})); }"""
+  box.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertFromPaste'})); }"""
 
 
 def test_tokens_follow_typing_with_no_commit(page, server):
@@ -146,3 +150,32 @@ def test_the_page_fits_a_1400_pixel_window_with_many_scripts(page, server):
     codes.first.hover()
     expect(codes.first.get_by_role("button", name="Copy to clipboard")).to_be_visible()
     shoot(page, "tokenize-many-scripts")
+
+
+PENDING = "() => [...globalThis.__bpeLiveText.watchers.values()].some(w => w.timer !== null)"
+
+
+@pytest.mark.own_tab  # Playwright's clock stays installed in its browser context
+def test_a_paste_is_sent_at_once_and_typing_after_its_pause(page, server):
+    """On the page's clock, stopped and moved by hand: a paste reaches the tokens within a moment (the
+    page's own timers need one), typed keys only once the pause after the last one has passed."""
+    page.clock.install()
+    page.goto(f"{server}/tokenize?{urlencode({'input': 'start', 'tokenizers': 'cl100k_base'})}")
+    expect(chips(page)).to_have_count(1, timeout=60_000)
+    page.wait_for_function(LISTENING, timeout=60_000)
+    settle(page)
+    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+    moment = live_text.DELAY_MS // 6
+    box = page.get_by_label("Text to tokenize")
+    box.evaluate(PASTE, "pasted words")
+    assert not page.evaluate(PENDING)
+    page.clock.run_for(moment)
+    expect(chips(page).first).to_contain_text("·words")
+    box.press("End")
+    page.keyboard.type(" typed")
+    page.clock.run_for(moment)
+    assert page.evaluate(PENDING)  # held for the pause
+    expect(chips(page).first).not_to_contain_text("·typed")
+    page.clock.run_for(live_text.DELAY_MS)
+    expect(chips(page).first).to_contain_text("·typed")
+    page.clock.resume()

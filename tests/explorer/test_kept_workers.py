@@ -14,7 +14,7 @@ from test_worker import finish
 
 from bpe_core.builtin import load_builtin
 from explorer.data.any_model import AnyModel
-from explorer.data.tasks import LONG, SHORT, Task, model_ref, tokenize_task
+from explorer.data.tasks import LONG, SHORT, Task, model_ref, tokenize_task, tokenize_warm_up_task
 from explorer.data.worker import WorkerPool
 from explorer.display.tokenize import tokenized
 from sample_corpora import load_corpus
@@ -156,3 +156,30 @@ def test_a_kept_process_dies_with_the_server_even_mid_job():
     while _running(pid):
         assert time.monotonic() < deadline, "the kept worker outlived its server"
         time.sleep(0.05)
+
+
+def test_prepared_processes_serve_the_next_jobs_and_no_more_are_started(pool):
+    """A page that will need kept processes starts them beforehand, as many as the lane keeps; asking
+    again while they are there (or still starting) starts none."""
+    started = pool.prepare("ready", kept_task())
+    assert len(started) == 2 and pool.prepare("ready", kept_task()) == []  # still starting: none more
+    prepared = {finish(job).result[0] for job in started}
+    assert len(prepared) == 2 and pool.kept.idle(SHORT) == 2
+    assert pool.prepare("ready", kept_task()) == []
+    first, second = (finish(pool.submit(key, kept_task())).result for key in "ab")
+    assert {first[0], second[0]} <= prepared and first[1] == second[1] == 1  # each its second task
+    with pytest.raises(ValueError):
+        pool.prepare("plain", Task("tests.worker_jobs:pid", lane=SHORT, noun="test", what="the test"))
+
+
+def test_tokenize_prepares_processes_with_its_built_ins_loaded(pool):
+    """Tokenize's preparation loads the built-ins and draws a text with each, in processes its long texts
+    then take: the encoding there gives what the page's thread gives."""
+    refs = [model_ref(None, "gpt2"), model_ref(None, "cl100k_base")]
+    assert all(finish(job).error == "" for job in pool.prepare("ready", tokenize_warm_up_task(refs)))
+    assert pool.kept.idle(SHORT) == 2
+    text = load_corpus("english", max_bytes=120_000)
+    model = AnyModel.of(load_builtin("gpt2"))
+    job = finish(pool.submit("long", tokenize_task(model_ref(model.model, "gpt2"), text, "GPT-2")))
+    assert job.error == "" and job.result == tokenized(model, text)
+    assert pool.kept.idle(SHORT) == 2  # it went back, as did the other one, untouched

@@ -290,3 +290,18 @@ def test_counts_are_drawn_with_thousands_separators(app):
     counted = {name for name, column in columns.items() if column.get("type_config", {}).get("format") == "localized"}
     assert counted == {"tokens", "vocabulary", "unknown tokens"}, columns
     assert 100_256 in table.value["vocabulary"].tolist()
+
+
+def test_the_page_prepares_processes_for_a_long_text_with_its_built_ins(app, monkeypatch):
+    """While the text is short, the page starts the processes a long text would wait for, with the chosen
+    built-ins (not the sidebar's model, which travels with each task); a long text's run starts its
+    encodings instead."""
+    prepared: list[tasks.Task] = []
+    monkeypatch.setattr(store, "prepare", prepared.append)
+    at = open_tokenize(app)
+    at.multiselect(key=state.TOK_W_CHOSEN).set_value(["builtin:gpt2", "sidebar", "builtin:o200k_base"]).run()
+    assert prepared and {task.function for task in prepared} == {"explorer.display.tokenize:warm_up_in_worker"}
+    assert prepared[-1].payload == (("builtin", "gpt2"), ("builtin", "o200k_base")) and prepared[-1].keep
+    prepared.clear()
+    at.text_area(key=state.TOK_W_TEXT).set_value(MULTI * (tasks.TOKENIZE_HERE_BYTES // len(MULTI.encode()) + 1)).run()
+    assert not at.exception and prepared == []

@@ -4,11 +4,11 @@ Two Streamlit v2 components, their script and styles inline from this folder (no
 
 - `text_area` draws a plain `st.text_area` (it still commits on blur and Ctrl+Enter, as every
   text area does) and a watcher of no size that sends the box's text a moment (`DELAY_MS`) after
-  the last keystroke, so the page updates while someone types. The server then keeps the text
-  without writing it back into the box: a write sends the whole text (up to megabytes) back to
-  the browser on every run, and would replace what was typed meanwhile wherever the browser does
-  not keep an edited box as it is. It writes the box only when the text changed elsewhere (an
-  example, a link, a page switch).
+  the last keystroke (at once after a paste or a drop), so the page updates while someone types.
+  The server then keeps the text without writing it back into the box: a write sends the whole
+  text (up to megabytes) back to the browser on every run, and would replace what was typed
+  meanwhile wherever the browser does not keep an edited box as it is. It writes the box only when
+  the text changed elsewhere (an example, a link, a page switch).
 - `token_text` draws the original text, each token's stretch coloured, inside a keyed container
   (`group`) whose token chips (`display.tokenize.chips_html`) carry their place: hovering a
   stretch lights its chips up, and hovering a chip its stretch; a click scrolls the other into view.
@@ -28,7 +28,7 @@ from typing import Any
 import streamlit as st
 
 HERE = Path(__file__).resolve().parent
-DELAY_MS = 300  # after the last keystroke; a paste is sent after the same pause
+DELAY_MS = 300  # after the last keystroke; a paste or a drop is sent at once
 
 
 def _read(name: str) -> str:

@@ -1,5 +1,5 @@
 // Sends a Streamlit text area's text while someone types in it: `delay` ms after the last input
-// (a keystroke, a paste, a cut), as the "text" event of this component. The text area is found by
+// (a keystroke, a cut), at once after a paste or a drop, as the "text" event of this component. The text area is found by
 // its key (Streamlit marks a keyed element's container with the class `st-key-<key>`). One
 // listener on the document serves every watcher, so a text area drawn anew is still heard.
 // A commit of the text area itself (blur, Ctrl+Enter) still goes its own way: a send after it
@@ -16,14 +16,26 @@ function watcherOf(target) {
   return null;
 }
 
+// A paste or a drop is a whole edit: its text is sent at once (after the text area's own handlers
+// have run). Typing waits for a pause.
+const WHOLE_EDITS = new Set(["insertFromPaste", "insertFromDrop", "insertFromPasteAsQuotation"]);
+
 function onInput(event) {
   const w = watcherOf(event.target);
   if (!w) return;
   const box = event.target;
   clearTimeout(w.timer);
+  w.timer = null;
+  const send = () => {
+    if (box.isConnected) w.api.setTriggerValue("text", box.value);
+  };
+  if (WHOLE_EDITS.has(event.inputType)) {
+    queueMicrotask(send);
+    return;
+  }
   w.timer = setTimeout(() => {
     w.timer = null;
-    if (box.isConnected) w.api.setTriggerValue("text", box.value);
+    send();
   }, w.delay);
 }
 
