@@ -199,12 +199,12 @@ def wait_trained(page, path: Path, timeout: float = 300.0) -> None:
     wait_idle(page, timeout)
 
 
-def summary(times: list[float]) -> str:
+def summary(times: list[float], what: str = "page visits") -> str:
     if not times:
-        return "no visits"
+        return f"no {what}"
     slowest = max(range(len(times)), key=times.__getitem__)
-    return (f"median {statistics.median(times):.2f} s, max {max(times):.2f} s ({PAGES[slowest % len(PAGES)]}) "
-            f"over {len(times)} page visits")
+    which = f" ({PAGES[slowest % len(PAGES)]})" if what == "page visits" else ""
+    return f"median {statistics.median(times):.2f} s, max {max(times):.2f} s{which} over {len(times)} {what}"
 
 
 # ---- the parts --------------------------------------------------------------------------------
@@ -237,7 +237,7 @@ def part_pages_and_upload(browser, base: str, sampler: Sampler, mb: float, train
     quiet = [visit(b, link) for _ in range(2) for link in PAGES]
     print(f"session B alone: {summary(quiet)}")
     quiet_small = [small_training(b, base, n) for n in range(3)]
-    print(f"session B's small training alone: {summary(quiet_small)}")
+    print(f"session B's small training alone: {summary(quiet_small, 'trainings')}")
 
     baseline = sampler.reset()
     started = time.perf_counter()
@@ -251,15 +251,15 @@ def part_pages_and_upload(browser, base: str, sampler: Sampler, mb: float, train
     busy: list[float] = []
     busy_small: list[float] = []
     while len(busy) < 60 and not all(in_use(a, path).count() for _, a, path in trainers_pages):
-        busy.append(visit(b, PAGES[len(busy) % len(PAGES)]))
-        if len(busy) % len(PAGES) == 0:
+        if len(busy) % len(PAGES) == 0:  # a small training, then each page in turn
             busy_small.append(small_training(b, base, 10 + len(busy)))
+        busy.append(visit(b, PAGES[len(busy) % len(PAGES)]))
     for _, a, path in trainers_pages:
         wait_trained(a, path, timeout=900)
     trained = time.perf_counter() - started
     print(f"sessions A: {trainers} x {mb:g} MB uploaded and trained {trained:.1f} s after the files were chosen")
-    print(f"session B while they upload and train: pages {summary(busy)}; small trainings {summary(busy_small)} "
-          "(target: <= 2x B alone)")
+    print(f"session B while they upload and train: pages {summary(busy)}; "
+          f"small trainings {summary(busy_small, 'trainings')} (target: <= 2x B alone)")
     print(f"server RSS: baseline {baseline:.0f} MB, peak during the uploads and trainings "
           f"{sampler.peak:.0f} MB (+{sampler.peak - baseline:.0f} MB; target <= 400 MB per session), "
           f"training worker peak {sampler.worker_peak:.0f} MB (a separate process)")
