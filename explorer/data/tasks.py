@@ -16,6 +16,9 @@ LONG, SHORT = "long", "short"  # the lanes
 SHORT_TRAINING_WORK = 1_000_000_000  # characters x merges up to which a training takes the short lane
 LONG_TEXT_BYTES = 5_000_000  # a computation over this much text (an audit, a report card) takes the long lane
 TOKENIZE_HERE_BYTES = 100_000  # Tokenize encodes a text below this size in the page's thread, a longer one in workers
+# A corpus below this many characters has its statistics counted in the page's thread (about 0.15 s at the
+# limit); a longer one in a worker (50 MB: 1.6 s that would hold the server's interpreter from every session).
+STATS_HERE_CHARS = 5_000_000
 # A report card over a text below this size is graded in the page's thread (about 0.2 s a tokenizer at the
 # limit, against a worker's start and model load of 0.5-2 s), one over a longer text in a worker.
 GRADE_HERE_BYTES = 100_000
@@ -130,6 +133,20 @@ def tokenize_warm_up_task(refs: Sequence[tuple[str, object]]) -> Task:
     `refs` names loaded and drawn once (`explorer.display.tokenize.warm_up_in_worker`), kept for the text."""
     return Task("explorer.display.tokenize:warm_up_in_worker", tuple(refs), lane=SHORT, noun="preparation",
                 title="preparing the tokenizers", what="preparing the tokenizers", keep=True)
+
+
+def corpus_stats_task(text: str) -> Task:
+    """A corpus's statistics (`explorer.data.corpus.corpus_stats`) as a worker's task: the short lane (a few
+    seconds at the upload limit), so that it never waits behind the long trainings."""
+    return Task("explorer.data.tasks:corpus_stats_in_worker", None, [text], lane=SHORT, noun="count",
+                title="counting the corpus's words", what="counting the corpus's words",
+                hint="try a smaller corpus")
+
+
+def corpus_stats_in_worker(texts: list[str], payload: object, report: object) -> object:
+    from explorer.data.corpus import corpus_stats
+
+    return corpus_stats(texts[0])
 
 
 def report_card_task(ref: tuple[str, object], text: str, *, parallel: object, alpha: float, min_made: int,

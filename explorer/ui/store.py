@@ -29,7 +29,7 @@ import streamlit as st
 from bpe_core import BPEError
 from explorer.data.corpus import Corpus, CorpusStats, corpus_stats, sample_corpus
 from explorer.data.shared_trainings import SharedTrainings
-from explorer.data.tasks import Task, training_task
+from explorer.data.tasks import STATS_HERE_CHARS, Task, corpus_stats_task, training_task
 from explorer.data.training import Trained, TrainRequest, counting_status, progress_status, train_corpus
 from explorer.data.worker import Job, WorkerPool
 from explorer.display.render import isolate, md_escape
@@ -157,8 +157,11 @@ def eviction_message(titles: list[str]) -> str:
 
 @kept_while_used(st.cache_data(show_spinner=False, max_entries=32))
 def stats(digest: str, _text: str) -> CorpusStats:
-    """Statistics of a corpus; the digest is the cache key (hashing 50 MB on every call is slow)."""
-    return corpus_stats(_text)
+    """Statistics of a corpus; the digest is the cache key (hashing 50 MB on every call is slow). A large
+    corpus is counted in a worker (BPEError when that fails or hits a limit; nothing is cached then)."""
+    if len(_text) < STATS_HERE_CHARS:
+        return corpus_stats(_text)
+    return run_task(("stats", digest), corpus_stats_task(_text), here=lambda: corpus_stats(_text))
 
 
 # ---- training ------------------------------------------------------------------------------

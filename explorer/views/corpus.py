@@ -96,16 +96,23 @@ except BPEError as exc:
     st.stop()
 
 st.subheader("In use: " + md_escape(corpus.title))
-stats = store.stats(corpus.digest, corpus.text)
-cols = st.columns(4)
-cols[0].metric("Characters", f"{stats.characters:,}")
-cols[1].metric("Words", f"{stats.words:,}")
-cols[2].metric("Distinct words", f"{stats.distinct_words:,}")
-cols[3].metric("Alphabet (distinct characters)", f"{stats.alphabet:,}")
+try:
+    with st.spinner("Counting the corpus's words…"):
+        stats = store.stats(corpus.digest, corpus.text)
+except BPEError as exc:
+    stats = None
+    st.info(md_escape(f"Its statistics could not be counted: {exc}. It can still be trained."))
+if stats is not None:
+    cols = st.columns(4)
+    cols[0].metric("Characters", f"{stats.characters:,}")
+    cols[1].metric("Words", f"{stats.words:,}")
+    cols[2].metric("Distinct words", f"{stats.distinct_words:,}")
+    cols[3].metric("Alphabet (distinct characters)", f"{stats.alphabet:,}")
 left, right = st.columns([2, 3])
 with left:
-    st.markdown("**Most frequent words**")
-    st.dataframe(tables.word_counts_table(stats.top_words), hide_index=True, width="stretch")
+    if stats is not None:
+        st.markdown("**Most frequent words**")
+        st.dataframe(tables.word_counts_table(stats.top_words), hide_index=True, width="stretch")
 with right:
     st.markdown("**The start of the text**")
     st.code(corpus.text[:3000] + ("\n…" if len(corpus.text) > 3000 else ""), language=None, height=380, wrap_lines=True)

@@ -94,3 +94,39 @@ def test_the_corpus_page_states_the_limit_and_gives_it_to_the_widget(app):
     uploader = app.file_uploader(key=state.W_UPLOAD)
     assert uploader.proto.max_upload_size_mb == corpus.MAX_UPLOAD_MB
     assert "up to 50 MB (50,000,000 bytes) in all" in uploader.label
+
+
+def test_a_large_corpus_is_counted_in_a_worker_and_a_failed_count_is_said(app, monkeypatch):
+    """Past STATS_HERE_CHARS the page's thread counts nothing (50 MB would hold the server for every session
+    for 1.6 s): the count is a job in the pool's short lane, and the page shows what `corpus_stats` gives.
+    A count that fails (here: its time limit) is said in one line, and the corpus is still shown."""
+    from dataclasses import replace
+
+    from explorer.data import tasks
+    from explorer.display.render import md_escape
+    from explorer.ui import state, store
+
+    pool, asked = store.worker_pool(), []
+    real = pool.submit
+    monkeypatch.setattr(pool, "submit", lambda key, task: asked.append(task) or real(key, task))
+    monkeypatch.setattr(store, "STATS_HERE_CHARS", 200)  # the lesson (109 characters) stays here
+    text = "counted apart " * 20 + "once"
+    app.switch_page("views/corpus.py").run()
+    app.text_area(key=state.W_PASTE).set_value(text).run()
+    app.button(key=state.B_USE_PASTE).click().run()
+    assert not app.exception
+    counts = [task for task in asked if task.function == "explorer.data.tasks:corpus_stats_in_worker"]
+    assert [(task.texts, task.lane) for task in counts] == [([text], tasks.SHORT)]
+    expected = corpus_stats(text)
+    metrics = {m.label: m.value for m in app.metric}
+    assert (metrics["Words"], metrics["Distinct words"]) == (f"{expected.words}", f"{expected.distinct_words}")
+
+    failing = tasks.Task("tests.worker_jobs:fail", "the count failed", lane=tasks.SHORT, noun="count")
+    monkeypatch.setattr(store, "corpus_stats_task", lambda text: replace(failing, texts=[text]))
+    other = text + " more"
+    app.text_area(key=state.W_PASTE).set_value(other).run()
+    app.button(key=state.B_USE_PASTE).click().run()
+    assert not app.exception and not app.metric
+    assert [i.value for i in app.info] == [
+        md_escape("Its statistics could not be counted: the count failed. It can still be trained.")]
+    assert any(other[:40] in c.value for c in app.code)
