@@ -34,3 +34,10 @@ def fail(texts, message, report):
     from bpe_core import BPEError
 
     raise BPEError(message)
+
+
+def loaded_builtins(texts, payload, report):
+    """The built-ins this worker process holds loaded (what a preparation left in a kept process)."""
+    from bpe_core.formats import builtin
+
+    return sorted(builtin._loaded)

@@ -37,6 +37,7 @@ class Job:
         self.error = ""
         self.lasting = False  # the error comes from the input and settings (a retry fails the same way)
         self.unsendable = False  # its payload cannot be pickled (a model built with a closure): run it elsewhere
+        self.new_process = False  # it runs in a process of its own even where one is kept (`WorkerPool.prepare`)
         self.finished = threading.Event()
         self.cancelled = threading.Event()
         self.watched = time.monotonic()

@@ -53,6 +53,7 @@ STALL_CPU = 0.05  # seconds of processor time that count as progress
 WALL_FACTOR = 20  # and it is stopped anyway after this many times its time limit by the clock
 MEMORY_LIMIT = 3 * 1024**3  # bytes of address space one job may use
 ABANDON_AFTER = 20.0  # seconds without anyone waiting for a job before it is stopped
+PREPARE_PAUSE = 60.0  # seconds `prepare` starts nothing after a preparation failed
 ROOT = Path(__file__).resolve().parents[2]  # so that the worker imports this checkout's explorer
 # The worker's program: read pipe descriptors, the memory limit and the niceness from argv, then run the task.
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from explorer.data.worker_child import main; "
@@ -98,6 +99,7 @@ class WorkerPool:
         self._starter: ThreadPoolExecutor | None = None  # starts the processes that may be kept (`_start`)
         self._shared: dict[Hashable, Job] = {}  # the jobs `share` handed out, until they end
         self._preparing: list[Job] = []  # the jobs `prepare` started, until they end
+        self._prepare_after = 0.0  # the time before which `prepare` starts nothing (one failed)
 
     @property
     def workers(self) -> int:
@@ -130,23 +132,34 @@ class WorkerPool:
 
     def prepare(self, key: Hashable, task: Task) -> list[Job]:
         """Start processes for tasks of `task`'s kind before they are needed: run `task` (one that may be
-        kept, such as loading the built-ins a page shows) in as many processes as its lane would still
-        keep, so that the next such tasks find them ready. Nobody waits for these jobs; each is stopped
-        like any other one nobody waits for, and the lane's queue takes them in turn."""
+        kept, such as loading the built-ins a page shows), each in a new process, in as many as its lane
+        would still keep and has free slots for, so that the next such tasks find them ready. Nothing
+        starts while jobs wait in the lane (they come first), nor for PREPARE_PAUSE after a preparation
+        failed. Nobody waits for these jobs; each is stopped like any other one nobody waits for."""
         if not task.keep:
             raise ValueError("only a task whose process may be kept prepares one")
+        lane = task.lane
         with self._cond:
+            ended = [job for job in self._preparing if job.finished.is_set()]
             self._preparing = [job for job in self._preparing if not job.finished.is_set()]
-            wanted = self.lanes[task.lane].workers - self.kept.idle(task.lane) - len(self._preparing)
-            started = [self.submit(key, task) for _ in range(max(0, wanted))]
+            now = time.monotonic()
+            if any(job.error for job in ended):  # a preparation that failed is not tried again at once
+                self._prepare_after = now + PREPARE_PAUSE
+            if now < self._prepare_after or self._queues[lane]:
+                return []  # real work waits in the lane: it comes first
+            free = self.lanes[lane].workers - self._running[lane]
+            wanted = min(free, self.lanes[lane].workers - self.kept.idle(lane) - len(self._preparing))
+            started = [self.submit(key, task, new_process=True) for _ in range(max(0, wanted))]
             self._preparing += started
             return started
 
-    def submit(self, key: Hashable, task: Task) -> Job:
-        """Queue a task and return its job at once; a thread of the pool runs it."""
+    def submit(self, key: Hashable, task: Task, *, new_process: bool = False) -> Job:
+        """Queue a task and return its job at once; a thread of the pool runs it (`new_process`: in a
+        process of its own, even when one is kept for its kind)."""
         if task.lane not in self.lanes:
             raise ValueError(f"no lane {task.lane!r}")
         job = Job(key, task)
+        job.new_process = new_process
         job.cap = self.lanes[task.lane].workers
         with self._cond:
             self._queues[task.lane].append(job)
@@ -240,7 +253,7 @@ class WorkerPool:
 
     def _run(self, job: Job) -> None:
         task = job.task
-        worker = self.kept.take(task.lane) if task.keep else None
+        worker = self.kept.take(task.lane) if task.keep and not job.new_process else None
         kept = False
         job.started = time.monotonic()
         job.stage = "running"

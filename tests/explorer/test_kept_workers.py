@@ -172,12 +172,39 @@ def test_prepared_processes_serve_the_next_jobs_and_no_more_are_started(pool):
         pool.prepare("plain", Task("tests.worker_jobs:pid", lane=SHORT, noun="test", what="the test"))
 
 
+def test_a_preparation_starts_a_new_process_beside_a_kept_one(pool):
+    """With one process kept, the lane's second is started anew: a preparation never reuses the kept one."""
+    kept = finish(pool.submit("a", kept_task())).result[0]
+    deadline = time.monotonic() + 60
+    while pool.kept.idle(SHORT) < 1:  # the process goes back to the kept ones just after its result
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    (job,) = pool.prepare("ready", kept_task())
+    assert finish(job).result[0] != kept and pool.kept.idle(SHORT) == 2
+
+
+def test_nothing_is_prepared_while_real_work_waits_or_after_a_failure(pool):
+    waiting = [pool.submit(k, Task("tests.worker_jobs:wait", 1.0, lane=SHORT, noun="test", what="the test"))
+               for k in "abc"]  # two run, one waits
+    while not any(job.stage == "running" for job in waiting[:2]):
+        waiting[0].wait(0.05)
+    assert pool.prepare("ready", kept_task()) == []
+    for job in waiting:
+        finish(job)
+    (failed,) = pool.prepare("ready", kept_task("tests.worker_jobs:fail", "cannot load"))[:1]
+    finish(failed)
+    assert failed.error == "cannot load"
+    assert pool.prepare("ready", kept_task()) == []  # not again at once, nor on the next page run
+
+
 def test_tokenize_prepares_processes_with_its_built_ins_loaded(pool):
     """Tokenize's preparation loads the built-ins and draws a text with each, in processes its long texts
     then take: the encoding there gives what the page's thread gives."""
     refs = [model_ref(None, "gpt2"), model_ref(None, "cl100k_base")]
     assert all(finish(job).error == "" for job in pool.prepare("ready", tokenize_warm_up_task(refs)))
     assert pool.kept.idle(SHORT) == 2
+    held = [finish(pool.submit(k, kept_task("tests.worker_jobs:loaded_builtins"))).result for k in "ab"]
+    assert held == [["cl100k_base", "gpt2"]] * 2
     text = load_corpus("english", max_bytes=120_000)
     model = AnyModel.of(load_builtin("gpt2"))
     job = finish(pool.submit("long", tokenize_task(model_ref(model.model, "gpt2"), text, "GPT-2")))

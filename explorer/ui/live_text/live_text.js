@@ -16,8 +16,8 @@ function watcherOf(target) {
   return null;
 }
 
-// A paste or a drop is a whole edit: its text is sent at once (after the text area's own handlers
-// have run). Typing waits for a pause.
+// A paste or a drop is a whole edit: its text (already the box's value) is sent at once. Typing waits
+// for a pause.
 const WHOLE_EDITS = new Set(["insertFromPaste", "insertFromDrop", "insertFromPasteAsQuotation"]);
 
 function onInput(event) {
