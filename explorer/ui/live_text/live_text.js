@@ -1,7 +1,8 @@
 // Sends a Streamlit text area's text while someone types in it: `delay` ms after the last input
-// (a keystroke, a cut), at once after a paste or a drop, as the "text" event of this component. The text area is found by
-// its key (Streamlit marks a keyed element's container with the class `st-key-<key>`). One
-// listener on the document serves every watcher, so a text area drawn anew is still heard.
+// (a keystroke, a cut), at once after a paste or a drop, as the "text" event of this component.
+// The text area is found by its key (Streamlit marks a keyed element's container with the class
+// `st-key-<key>`). One listener on the document serves every watcher, so a text area drawn anew is
+// still heard.
 // A commit of the text area itself (blur, Ctrl+Enter) still goes its own way: a send after it
 // carries the same text, which the server already holds (a cheap run), and cancelling the send
 // could leave the server with an older text when the box was edited back to its committed one.
