@@ -14,6 +14,7 @@ import pytest
 from browser_helpers import LIVE, SCREENSHOTS, settle, shoot
 from playwright.sync_api import expect
 
+from bpe_core.builtin import load_builtin
 from explorer.ui import live_text
 
 CRAFTED = "**bold** <img src=x onerror=alert(1)> [l](https://x.invalid) $x$ 日本語"
@@ -150,6 +151,40 @@ def test_the_page_fits_a_1400_pixel_window_with_many_scripts(page, server):
     codes.first.hover()
     expect(codes.first.get_by_role("button", name="Copy to clipboard")).to_be_visible()
     shoot(page, "tokenize-many-scripts")
+
+
+# A paste as a person makes one (Ctrl+V): a paste event carrying the clipboard's text. Nothing is put in the
+# box unless the page does it (a script's event has no default action): below 100,000 characters the page
+# leaves pasting to the browser, so this is for long texts only.
+CLIPBOARD_PASTE = """(box, text) => { box.focus(); const clipboard = new DataTransfer();
+  clipboard.setData('text/plain', text);
+  box.dispatchEvent(new ClipboardEvent('paste', {clipboardData: clipboard, bubbles: true, cancelable: true})); }"""
+
+
+def test_a_long_paste_reaches_the_tokens_and_is_undone_and_redone_with_the_keys(page, server):
+    """A paste of 100,000 characters or more is sent before the box takes it (so the server encodes while the
+    browser lays the box out), then put in the box by the page: the counts are those of the whole text, the
+    caret follows the paste, and Ctrl+Z / Ctrl+Shift+Z undo and redo it, the tokens following."""
+    start, pasted = "Hello there", " The quick brown fox jumps over the lazy dog." * 3000  # 135,000 characters
+    page.goto(f"{server}/tokenize?{urlencode({'input': start, 'tokenizers': 'cl100k_base'})}")
+    expect(chips(page)).to_have_count(1, timeout=60_000)
+    page.wait_for_function(LISTENING, timeout=60_000)
+    box = page.get_by_label("Text to tokenize")
+    box.press("End")
+    box.evaluate(CLIPBOARD_PASTE, pasted)
+    counts = page.locator(f"{LIVE} [data-testid=stCaptionContainer]").filter(has_text="tokens ·")
+    whole = len(load_builtin("cl100k_base").encode(start + pasted))
+    expect(counts.first).to_contain_text(f"{whole:,} tokens", timeout=60_000)
+    expect(box).to_have_value(start + pasted)
+    assert box.evaluate("b => [b.selectionStart, b.selectionEnd]") == [len(start + pasted)] * 2
+    # Its painting is contained: a long text is not painted again on every frame the page draws.
+    assert box.evaluate("b => getComputedStyle(b).contain") == "paint"
+    box.press("Control+z")
+    expect(box).to_have_value(start)
+    expect(counts.first).to_contain_text("2 tokens", timeout=60_000)
+    box.press("Control+Shift+z")
+    expect(box).to_have_value(start + pasted)
+    expect(counts.first).to_contain_text(f"{whole:,} tokens", timeout=60_000)
 
 
 PENDING = "() => [...globalThis.__bpeLiveText.watchers.values()].some(w => w.timer !== null)"

@@ -65,3 +65,86 @@ def test_nothing_is_sent_when_the_box_holds_the_servers_text(text: str, tmp_path
 def test_line_ends_count_as_the_browser_keeps_them(tmp_path: Path) -> None:
     """A text area turns "\\r\\n" into "\\n": a link's CRLF text is not sent back as a change."""
     assert run_watcher("one\ntwo\nthree", "one\r\ntwo\rthree", tmp_path) == []
+
+
+# A stand-in page for a paste: the box's value and caret, the events the script hears and what it
+# does, in order (`argv`: the box's text, its selection, the pasted text as a piece and a repeat count).
+PASTE_HARNESS = """
+const [text, start, end] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
+const pasted = process.argv[5].repeat(Number(process.argv[6])); // a long text exceeds one argument's limit
+const listeners = {};
+const log = [];
+globalThis.document = { addEventListener: (type, fn) => { listeners[type] = fn; }, querySelector: () => null };
+globalThis.CSS = { escape: (s) => s };
+globalThis.InputEvent = class { constructor(type, init) { Object.assign(this, init, { type }); } };
+function TextArea() {}
+let value = text;
+Object.defineProperty(TextArea.prototype, "value", {
+  get() { return value; }, set(v) { value = v; log.push(["box", v.length]); }, configurable: true });
+globalThis.HTMLTextAreaElement = TextArea;
+const box = Object.assign(new TextArea(), {
+  selectionStart: start, selectionEnd: end, maxLength: -1, isConnected: true, closest: () => true,
+  setSelectionRange(a, b) { this.selectionStart = a; this.selectionEnd = b; log.push(["caret", a, b]); },
+  dispatchEvent(event) {
+    log.push(["input", event.inputType]);
+    listeners.input({ target: box, inputType: event.inputType });
+  },
+});
+const { default: watch } = await import(process.argv[7]);
+watch({ data: { watch: "tokenize_text", delay: 300, crc: null }, parentElement: { isConnected: true },
+        setTriggerValue: (name, v) => log.push(["sent", v.length]) });
+const settle = () => new Promise((done) => setTimeout(done, 20));
+let prevented = false;
+listeners.paste({ target: box, clipboardData: { getData: () => pasted }, preventDefault() { prevented = true; } });
+log.push(["pasted", prevented]);
+await settle();
+const key = (k, shift) => {
+  let kept = false;
+  listeners.keydown({ target: box, key: k, ctrlKey: true, metaKey: false, altKey: false, shiftKey: shift,
+                      preventDefault() { kept = true; } });
+  log.push(["key", k, shift, kept]);
+};
+key("z", false);
+await settle();
+log.push(["undone", value === text]);
+key("z", true);
+await settle();
+log.push(["redone", value.length]);
+console.log(JSON.stringify(log));
+"""
+
+
+def run_paste(text: str, selection: tuple[int, int], pasted: tuple[str, int], tmp_path: Path) -> list[list]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js is not installed")
+    harness = tmp_path / "paste.mjs"
+    harness.write_text(PASTE_HARNESS, encoding="utf-8")
+    done = subprocess.run([node, str(harness), text, str(selection[0]), str(selection[1]), pasted[0], str(pasted[1]),
+                           SCRIPT.as_uri()],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_long_paste_is_sent_before_the_box_takes_it_and_undoes_as_one_edit(tmp_path: Path) -> None:
+    """The text is sent in the paste's own task, before the box holds it (the browser would lay the box
+    out first); the box then takes it with the caret after it, and its input event sends nothing more.
+    Ctrl+Z puts the box back and sends that; Ctrl+Shift+Z puts the paste back and sends it."""
+    before, pasted = "start|end", "word " * 30_000  # 150,000 characters replace the "|"
+    after = len(before) - 1 + len(pasted)
+    assert run_paste(before, (5, 6), ("word ", 30_000), tmp_path) == [
+        ["sent", after], ["pasted", True],  # the paste's task: sent, the browser's own paste stopped
+        ["box", after], ["caret", 5 + len(pasted), 5 + len(pasted)], ["input", "insertFromPaste"],
+        ["box", len(before)], ["caret", 5, 6], ["input", "historyUndo"], ["key", "z", False, True],
+        ["sent", len(before)], ["undone", True],
+        ["box", after], ["caret", 5 + len(pasted), 5 + len(pasted)], ["input", "historyRedo"], ["key", "z", True, True],
+        ["sent", after], ["redone", after]]
+
+
+def test_a_short_paste_is_left_to_the_browser(tmp_path: Path) -> None:
+    """Under 100,000 characters the browser pastes (its own undo) and the input event that follows sends the
+    text; the keys then reach the browser's own undo."""
+    assert run_paste("start|end", (5, 6), ("a few words", 1), tmp_path) == [
+        ["pasted", False], ["key", "z", False, False], ["undone", True], ["key", "z", True, False],
+        ["redone", len("start|end")]]

@@ -6,6 +6,13 @@
 // A commit of the text area itself (blur, Ctrl+Enter) still goes its own way: a send after it
 // carries the same text, which the server already holds (a cheap run), and cancelling the send
 // could leave the server with an older text when the box was edited back to its committed one.
+//
+// A long paste (`EARLY` characters or more) is sent before it is put in the box. A browser lays out a
+// box of a megabyte for most of a second before Streamlit's send (a timer) runs, and it pastes over a
+// long selection slower still; sent first, the text is encoded while the browser lays it out. The
+// script then puts the paste in the box itself (a browser's own insertion of a long text with many
+// lines takes seconds), which a browser cannot undo: Ctrl+Z (or Cmd+Z) right after it puts the box
+// back as it was, and Ctrl+Shift+Z or Ctrl+Y puts the paste back.
 
 const LIVE = globalThis.__bpeLiveText || (globalThis.__bpeLiveText = { watchers: new Map(), installed: false });
 
@@ -17,9 +24,11 @@ function watcherOf(target) {
   return null;
 }
 
-// A paste or a drop is a whole edit: its text (already the box's value) is sent at once. Typing waits
-// for a pause.
-const WHOLE_EDITS = new Set(["insertFromPaste", "insertFromDrop", "insertFromPasteAsQuotation"]);
+// A paste, a drop, an undo or a redo is a whole edit: its text (already the box's value) is sent at
+// once. Typing waits for a pause.
+const WHOLE_EDITS = new Set(["insertFromPaste", "insertFromDrop", "insertFromPasteAsQuotation", "historyUndo",
+  "historyRedo"]);
+const EARLY = 100000; // characters
 
 function onInput(event) {
   const w = watcherOf(event.target);
@@ -30,7 +39,10 @@ function onInput(event) {
   const send = () => {
     if (box.isConnected) w.api.setTriggerValue("text", box.value);
   };
-  if (WHOLE_EDITS.has(event.inputType)) {
+  const sent = w.early ?? null;
+  w.early = null;
+  if (sent !== null && box.value === sent) return; // the long paste, sent before it was put in the box
+  if (sent !== null || WHOLE_EDITS.has(event.inputType)) {
     queueMicrotask(send);
     return;
   }
@@ -40,8 +52,63 @@ function onInput(event) {
   }, w.delay);
 }
 
+const setValue = (box, value) => Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set.call(box, value);
+
+// The box takes `value` as an edit of `inputType`, the selection at `selection` ([start, end]).
+function edit(box, value, selection, inputType) {
+  setValue(box, value);
+  box.setSelectionRange(selection[0], selection[1]);
+  box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType }));
+}
+
+function onPaste(event) {
+  const w = watcherOf(event.target);
+  const box = event.target;
+  if (!w || !event.clipboardData || box.readOnly || box.disabled) return;
+  const pasted = event.clipboardData.getData("text/plain").replace(/\r\n?/g, "\n"); // as a box keeps it
+  if (pasted.length < EARLY) return; // the browser pastes it, and its input event sends it
+  const old = box.value;
+  const next = old.slice(0, box.selectionStart) + pasted + old.slice(box.selectionEnd);
+  if (box.maxLength >= 0 && next.length > box.maxLength) return;
+  event.preventDefault();
+  clearTimeout(w.timer);
+  w.timer = null;
+  w.early = next;
+  w.api.setTriggerValue("text", next);
+  // Timers of the same delay run in the order they were set: this one runs after Streamlit's send.
+  setTimeout(() => {
+    if (!box.isConnected) return;
+    const now = box.value; // as it was, unless a key was handled in between
+    const [start, end] = [box.selectionStart, box.selectionEnd];
+    const value = now.slice(0, start) + pasted + now.slice(end);
+    w.undo = { before: now, after: value, selection: [start, end] };
+    edit(box, value, [start + pasted.length, start + pasted.length], "insertFromPaste");
+  }, 0);
+}
+
+// Undo and redo of the long paste the script put in the box (the browser's own cover other edits).
+function onKeyDown(event) {
+  const w = watcherOf(event.target);
+  if (!w || !w.undo || !(event.ctrlKey || event.metaKey) || event.altKey) return;
+  const key = event.key.toLowerCase();
+  const undo = key === "z" && !event.shiftKey;
+  const redo = (key === "z" && event.shiftKey) || (key === "y" && !event.shiftKey);
+  const box = event.target;
+  const { before, after, selection } = w.undo;
+  if (undo && box.value === after) {
+    event.preventDefault();
+    edit(box, before, selection, "historyUndo");
+  } else if (redo && box.value === before) {
+    event.preventDefault();
+    const caret = selection[0] + after.length - before.length + (selection[1] - selection[0]);
+    edit(box, after, [caret, caret], "historyRedo");
+  }
+}
+
 if (!LIVE.installed) {
   document.addEventListener("input", onInput, true);
+  document.addEventListener("paste", onPaste, true);
+  document.addEventListener("keydown", onKeyDown, true);
   LIVE.installed = true;
 }
 
@@ -70,7 +137,7 @@ export default function (component) {
   const { data, parentElement } = component;
   if (!data || !parentElement) return undefined;
   const known = LIVE.watchers.get(data.watch);
-  const w = known || { timer: null };
+  const w = known || { timer: null, early: null, undo: null };
   w.api = component;
   w.delay = Number(data.delay) || 300;
   w.selector = `.st-key-${CSS.escape(data.watch)}`;
