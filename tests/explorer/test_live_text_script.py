@@ -90,10 +90,22 @@ const box = Object.assign(new TextArea(), {
     listeners.input({ target: box, inputType: event.inputType });
   },
 });
+// The page's socket: what is sent stays buffered for `argv[8]` ms ("none": nothing is sent on a socket).
+globalThis.WebSocket = class {
+  constructor() { this.bufferedAmount = 0; }
+  send(data) { this.bufferedAmount = data.length; }
+};
+const socket = new WebSocket();
+const drain = process.argv[8];
 const { default: watch } = await import(process.argv[7]);
 watch({ data: { watch: "tokenize_text", delay: 300, crc: null }, parentElement: { isConnected: true },
-        setTriggerValue: (name, v) => log.push(["sent", v.length]) });
-const settle = () => new Promise((done) => setTimeout(done, 20));
+        setTriggerValue: (name, v) => {
+          log.push(["sent", v.length]);
+          if (drain === "none") return;
+          socket.send(v);
+          setTimeout(() => { socket.bufferedAmount = 0; log.push(["drained"]); }, Number(drain));
+        } });
+const settle = () => new Promise((done) => setTimeout(done, 150));
 let prevented = false;
 listeners.paste({ target: box, clipboardData: { getData: () => pasted }, preventDefault() { prevented = true; } });
 log.push(["pasted", prevented]);
@@ -114,14 +126,15 @@ console.log(JSON.stringify(log));
 """
 
 
-def run_paste(text: str, selection: tuple[int, int], pasted: tuple[str, int], tmp_path: Path) -> list[list]:
+def run_paste(text: str, selection: tuple[int, int], pasted: tuple[str, int], tmp_path: Path,
+              drain: str = "none") -> list[list]:
     node = shutil.which("node")
     if node is None:
         pytest.skip("Node.js is not installed")
     harness = tmp_path / "paste.mjs"
     harness.write_text(PASTE_HARNESS, encoding="utf-8")
     done = subprocess.run([node, str(harness), text, str(selection[0]), str(selection[1]), pasted[0], str(pasted[1]),
-                           SCRIPT.as_uri()],
+                           SCRIPT.as_uri(), drain],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
@@ -148,3 +161,11 @@ def test_a_short_paste_is_left_to_the_browser(tmp_path: Path) -> None:
     assert run_paste("start|end", (5, 6), ("a few words", 1), tmp_path) == [
         ["pasted", False], ["key", "z", False, False], ["undone", True], ["key", "z", True, False],
         ["redone", len("start|end")]]
+
+
+def test_a_long_paste_waits_for_the_socket_to_pass_the_text_on_before_the_box_takes_it(tmp_path: Path) -> None:
+    """The browser's layout of the long text would hold the page's thread, which hands the message to the
+    network piece by piece: the box takes the text only once the socket's buffer is empty."""
+    log = run_paste("", (0, 0), ("word ", 30_000), tmp_path, drain="40")
+    assert log[:5] == [["sent", 150_000], ["pasted", True], ["drained"], ["box", 150_000],
+                       ["caret", 150_000, 150_000]]

@@ -10,9 +10,11 @@
 // A long paste (`EARLY` characters or more) is sent before it is put in the box. A browser lays out a
 // box of a megabyte for most of a second before Streamlit's send (a timer) runs, and it pastes over a
 // long selection slower still; sent first, the text is encoded while the browser lays it out. The
-// script then puts the paste in the box itself (a browser's own insertion of a long text with many
-// lines takes seconds), which a browser cannot undo: Ctrl+Z (or Cmd+Z) right after it puts the box
-// back as it was, and Ctrl+Shift+Z or Ctrl+Y puts the paste back.
+// box takes the text once the page's socket has passed it on (`bufferedAmount` back to 0, within
+// `HOLD_MS`): a browser hands a long message to its network process piece by piece from the page's
+// own thread, which the layout would hold. The script puts the paste in the box itself (a browser's
+// own insertion of a long text with many lines takes seconds), which a browser cannot undo: Ctrl+Z
+// (or Cmd+Z) right after it puts the box back as it was, and Ctrl+Shift+Z or Ctrl+Y puts it back.
 
 const LIVE = globalThis.__bpeLiveText || (globalThis.__bpeLiveText = { watchers: new Map(), installed: false });
 
@@ -29,6 +31,7 @@ function watcherOf(target) {
 const WHOLE_EDITS = new Set(["insertFromPaste", "insertFromDrop", "insertFromPasteAsQuotation", "historyUndo",
   "historyRedo"]);
 const EARLY = 100000; // characters
+const HOLD_MS = 1000; // the longest a long paste waits for the socket before the box takes it
 
 function onInput(event) {
   const w = watcherOf(event.target);
@@ -75,15 +78,21 @@ function onPaste(event) {
   w.timer = null;
   w.early = next;
   w.api.setTriggerValue("text", next);
-  // Timers of the same delay run in the order they were set: this one runs after Streamlit's send.
-  setTimeout(() => {
+  const until = performance.now() + HOLD_MS;
+  // Timers of the same delay run in the order they were set: the first check runs after Streamlit's send.
+  const put = () => {
     if (!box.isConnected) return;
+    if (LIVE.socket && LIVE.socket.bufferedAmount > 0 && performance.now() < until) {
+      setTimeout(put, 5);
+      return;
+    }
     const now = box.value; // as it was, unless a key was handled in between
     const [start, end] = [box.selectionStart, box.selectionEnd];
     const value = now.slice(0, start) + pasted + now.slice(end);
     w.undo = { before: now, after: value, selection: [start, end] };
     edit(box, value, [start + pasted.length, start + pasted.length], "insertFromPaste");
-  }, 0);
+  };
+  setTimeout(put, 0);
 }
 
 // Undo and redo of the long paste the script put in the box (the browser's own cover other edits).
@@ -106,6 +115,14 @@ function onKeyDown(event) {
 }
 
 if (!LIVE.installed) {
+  // The socket Streamlit sends on, known from its sends: a long paste waits until it has passed the text on.
+  if (globalThis.WebSocket) {
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (data) {
+      LIVE.socket = this;
+      return send.call(this, data);
+    };
+  }
   document.addEventListener("input", onInput, true);
   document.addEventListener("paste", onPaste, true);
   document.addEventListener("keydown", onKeyDown, true);
