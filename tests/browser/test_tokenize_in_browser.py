@@ -177,6 +177,7 @@ def test_a_long_paste_reaches_the_tokens_and_is_undone_and_redone_with_the_keys(
     expect(counts.first).to_contain_text(f"{whole:,} tokens", timeout=60_000)
     expect(box).to_have_value(start + pasted)
     assert box.evaluate("b => [b.selectionStart, b.selectionEnd]") == [len(start + pasted)] * 2
+    assert box.evaluate("b => b.scrollTop + b.clientHeight >= b.scrollHeight - 2")  # scrolled to the caret
     # Its painting is contained: a long text is not painted again on every frame the page draws.
     assert box.evaluate("b => getComputedStyle(b).contain") == "paint"
     box.press("Control+z")

@@ -84,6 +84,7 @@ Object.defineProperty(TextArea.prototype, "value", {
 globalThis.HTMLTextAreaElement = TextArea;
 const box = Object.assign(new TextArea(), {
   selectionStart: start, selectionEnd: end, maxLength: -1, isConnected: true, closest: () => true,
+  scrollTop: 0, scrollHeight: 0, clientHeight: 0,
   setSelectionRange(a, b) { this.selectionStart = a; this.selectionEnd = b; log.push(["caret", a, b]); },
   dispatchEvent(event) {
     log.push(["input", event.inputType]);

@@ -57,10 +57,13 @@ function onInput(event) {
 
 const setValue = (box, value) => Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set.call(box, value);
 
-// The box takes `value` as an edit of `inputType`, the selection at `selection` ([start, end]).
+// The box takes `value` as an edit of `inputType`, the selection at `selection` ([start, end]), scrolled
+// to about where the selection ends (a script's edit is not scrolled to, as a browser's own is).
 function edit(box, value, selection, inputType) {
   setValue(box, value);
   box.setSelectionRange(selection[0], selection[1]);
+  const at = value.length ? selection[1] / value.length : 0;
+  box.scrollTop = Math.max(0, at * box.scrollHeight - box.clientHeight / 2);
   box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType }));
 }
 
