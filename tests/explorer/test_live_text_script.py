@@ -170,3 +170,55 @@ def test_a_long_paste_waits_for_the_socket_to_pass_the_text_on_before_the_box_ta
     log = run_paste("", (0, 0), ("word ", 30_000), tmp_path, drain="40")
     assert log[:5] == [["sent", 150_000], ["pasted", True], ["drained"], ["box", 150_000],
                        ["caret", 150_000, 150_000]]
+
+
+# Steps after a long paste into "start|end" (the "|" selected), on a stand-in page whose socket holds what
+# is sent for 200 ms: "key:K:CODE" a key with Ctrl ("key:a" a plain key), "type" a person's own edit (the
+# box changed and its input event), "wait" until the socket has drained and timers ran. Logs as above.
+STEPS_HARNESS = PASTE_HARNESS.split("const settle")[0] + """
+const settle = () => new Promise((done) => setTimeout(done, 300));
+listeners.paste({ target: box, clipboardData: { getData: () => pasted }, preventDefault() {} });
+for (const step of JSON.parse(process.argv[9])) {
+  const [what, k, code] = step.split(":");
+  if (what === "wait") await settle();
+  if (what === "type") {
+    value = value + "!";
+    listeners.input({ target: box, inputType: "insertText" });
+    log.push(["typed"]);
+  }
+  if (what === "key") {
+    let kept = false;
+    listeners.keydown({ target: box, key: k, code: code || "", ctrlKey: k !== "a", metaKey: false, altKey: false,
+                        shiftKey: false, preventDefault() { kept = true; } });
+    log.push(["key", k, kept]);
+  }
+}
+await settle();
+console.log(JSON.stringify(log));
+"""
+
+
+def run_steps(steps: list[str], tmp_path: Path) -> list[list]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js is not installed")
+    harness = tmp_path / "steps.mjs"
+    harness.write_text(STEPS_HARNESS, encoding="utf-8")
+    done = subprocess.run([node, str(harness), "start|end", "5", "6", "word ", "30000", SCRIPT.as_uri(), "200",
+                           json.dumps(steps)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return [entry for entry in json.loads(done.stdout) if entry[0] in ("box", "key", "typed", "drained")]
+
+
+def test_a_key_pressed_while_a_long_paste_waits_for_the_socket_follows_the_paste(tmp_path: Path) -> None:
+    """The paste goes into the box at once, before the key is handled, not after the socket has drained."""
+    assert run_steps(["key:a"], tmp_path)[:3] == [["box", 150_008], ["key", "a", False], ["drained"]]
+
+
+def test_the_script_undoes_its_paste_only_until_the_person_edits_the_box(tmp_path: Path) -> None:
+    """Ctrl+Z undoes the long paste (also on a layout whose Z key types "я"); after the person's own edit the
+    keys are the browser's own again."""
+    undone = [e for e in run_steps(["wait", "key:я:KeyZ"], tmp_path) if e[0] != "drained"]
+    assert undone[-2:] == [["box", 9], ["key", "я", True]]
+    kept = [e for e in run_steps(["wait", "type", "key:z"], tmp_path) if e[0] != "drained"]
+    assert kept[-2:] == [["typed"], ["key", "z", False]]

@@ -39,6 +39,7 @@ function onInput(event) {
   const box = event.target;
   clearTimeout(w.timer);
   w.timer = null;
+  if (!w.editing) w.undo = null; // an edit of the person's own: the script's undo of a long paste is over
   const send = () => {
     if (box.isConnected) w.api.setTriggerValue("text", box.value);
   };
@@ -55,26 +56,34 @@ function onInput(event) {
   }, w.delay);
 }
 
-const setValue = (box, value) => Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set.call(box, value);
+const setValue = (box, value) =>
+  Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set.call(box, value);
 
-// The box takes `value` as an edit of `inputType`, the selection at `selection` ([start, end]), scrolled
-// to about where the selection ends (a script's edit is not scrolled to, as a browser's own is).
-function edit(box, value, selection, inputType) {
+// The box takes `value` as the script's edit of `inputType`, the selection at `selection` ([start, end]).
+// A browser does not scroll to a script's edit as it does to its own: a caret at the end is scrolled to.
+function edit(w, box, value, selection, inputType) {
   setValue(box, value);
   box.setSelectionRange(selection[0], selection[1]);
-  const at = value.length ? selection[1] / value.length : 0;
-  box.scrollTop = Math.max(0, at * box.scrollHeight - box.clientHeight / 2);
-  box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType }));
+  if (selection[1] === value.length) box.scrollTop = box.scrollHeight;
+  w.editing = true;
+  try {
+    box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType }));
+  } finally {
+    w.editing = false;
+  }
 }
 
 function onPaste(event) {
   const w = watcherOf(event.target);
   const box = event.target;
-  if (!w || !event.clipboardData || box.readOnly || box.disabled) return;
+  if (!w) return;
+  if (w.pending) w.pending(); // a long paste still waiting goes in first
+  if (!event.clipboardData || box.readOnly || box.disabled) return;
   const pasted = event.clipboardData.getData("text/plain").replace(/\r\n?/g, "\n"); // as a box keeps it
   if (pasted.length < EARLY) return; // the browser pastes it, and its input event sends it
   const old = box.value;
-  const next = old.slice(0, box.selectionStart) + pasted + old.slice(box.selectionEnd);
+  const [start, end] = [box.selectionStart, box.selectionEnd];
+  const next = old.slice(0, start) + pasted + old.slice(end);
   if (box.maxLength >= 0 && next.length > box.maxLength) return;
   event.preventDefault();
   clearTimeout(w.timer);
@@ -82,39 +91,62 @@ function onPaste(event) {
   w.early = next;
   w.api.setTriggerValue("text", next);
   const until = performance.now() + HOLD_MS;
-  // Timers of the same delay run in the order they were set: the first check runs after Streamlit's send.
-  const put = () => {
-    if (!box.isConnected) return;
-    if (LIVE.socket && LIVE.socket.bufferedAmount > 0 && performance.now() < until) {
+  // `put` puts the paste in the box: once the socket has passed it on, or at once (`now`) when the person
+  // acts on the box meanwhile (a key, a click, another paste), so what they do follows the paste.
+  const put = (now = false) => {
+    if (w.pending !== put) return;
+    if (!now && LIVE.socket && LIVE.socket.bufferedAmount > 0 && performance.now() < until) {
       setTimeout(put, 5);
       return;
     }
-    const now = box.value; // as it was, unless a key was handled in between
-    const [start, end] = [box.selectionStart, box.selectionEnd];
-    const value = now.slice(0, start) + pasted + now.slice(end);
-    w.undo = { before: now, after: value, selection: [start, end] };
-    edit(box, value, [start + pasted.length, start + pasted.length], "insertFromPaste");
+    w.pending = null;
+    const target = box.isConnected ? box : document.querySelector(`${w.selector} textarea`); // drawn anew
+    if (!target) {
+      w.early = null;
+      return;
+    }
+    const value = target.value.slice(0, start) + pasted + target.value.slice(end);
+    w.undo = { before: target.value, after: value, selection: [start, end] };
+    edit(w, target, value, [start + pasted.length, start + pasted.length], "insertFromPaste");
   };
+  w.pending = put;
+  // Timers of the same delay run in the order they were set: the first check runs after Streamlit's send.
   setTimeout(put, 0);
 }
 
-// Undo and redo of the long paste the script put in the box (the browser's own cover other edits).
+const PLATFORM = globalThis.navigator?.userAgentData?.platform || globalThis.navigator?.platform || "";
+const IS_MAC = /Mac|iPhone|iPad/.test(PLATFORM);
+
+// A key on the box while a long paste waits puts the paste in first; the keys of undo and redo (Cmd on
+// a Mac, Ctrl elsewhere; by the key's place on non-Latin layouts) undo and redo the long paste the
+// script put in the box, until the person edits the box otherwise (the browser's own cover the rest).
 function onKeyDown(event) {
   const w = watcherOf(event.target);
-  if (!w || !w.undo || !(event.ctrlKey || event.metaKey) || event.altKey) return;
-  const key = event.key.toLowerCase();
+  if (!w) return;
+  if (w.pending && !["Control", "Meta", "Shift", "Alt"].includes(event.key)) w.pending(true);
+  const command = IS_MAC ? event.metaKey && !event.ctrlKey : event.ctrlKey && !event.metaKey;
+  if (!w.undo || !command || event.altKey) return;
+  const key = /^[a-z]$/i.test(event.key) ? event.key.toLowerCase()
+    : ({ KeyZ: "z", KeyY: "y" })[event.code] || "";
   const undo = key === "z" && !event.shiftKey;
-  const redo = (key === "z" && event.shiftKey) || (key === "y" && !event.shiftKey);
+  const redo = (key === "z" && event.shiftKey) || (key === "y" && !event.shiftKey && !IS_MAC);
   const box = event.target;
   const { before, after, selection } = w.undo;
   if (undo && box.value === after) {
     event.preventDefault();
-    edit(box, before, selection, "historyUndo");
+    edit(w, box, before, selection, "historyUndo");
   } else if (redo && box.value === before) {
     event.preventDefault();
     const caret = selection[0] + after.length - before.length + (selection[1] - selection[0]);
-    edit(box, after, [caret, caret], "historyRedo");
+    edit(w, box, after, [caret, caret], "historyRedo");
   }
+}
+
+// A click or any other edit (a drop, a word chosen from an input method) on the box while a long paste
+// waits: the paste goes in first.
+function putPending(event) {
+  const w = watcherOf(event.target);
+  if (w && w.pending) w.pending(true);
 }
 
 if (!LIVE.installed) {
@@ -129,6 +161,8 @@ if (!LIVE.installed) {
   document.addEventListener("input", onInput, true);
   document.addEventListener("paste", onPaste, true);
   document.addEventListener("keydown", onKeyDown, true);
+  document.addEventListener("mousedown", putPending, true);
+  document.addEventListener("beforeinput", putPending, true);
   LIVE.installed = true;
 }
 
@@ -157,7 +191,7 @@ export default function (component) {
   const { data, parentElement } = component;
   if (!data || !parentElement) return undefined;
   const known = LIVE.watchers.get(data.watch);
-  const w = known || { timer: null, early: null, undo: null };
+  const w = known || { timer: null, early: null, undo: null, pending: null, editing: false };
   w.api = component;
   w.delay = Number(data.delay) || 300;
   w.selector = `.st-key-${CSS.escape(data.watch)}`;
