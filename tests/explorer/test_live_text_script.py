@@ -106,7 +106,11 @@ watch({ data: { watch: "tokenize_text", delay: 300, crc: null }, parentElement: 
           socket.send(v);
           setTimeout(() => { socket.bufferedAmount = 0; log.push(["drained"]); }, Number(drain));
         } });
-const settle = () => new Promise((done) => setTimeout(done, 150));
+// Until the script has nothing left to do: no paste waiting to go in, nothing held by the socket.
+const busy = () => [...globalThis.__bpeLiveText.watchers.values()].some((w) => w.pending) || socket.bufferedAmount > 0;
+const settle = async () => {
+  do await new Promise((done) => setTimeout(done, 10)); while (busy());
+};
 let prevented = false;
 listeners.paste({ target: box, clipboardData: { getData: () => pasted }, preventDefault() { prevented = true; } });
 log.push(["pasted", prevented]);
@@ -174,9 +178,8 @@ def test_a_long_paste_waits_for_the_socket_to_pass_the_text_on_before_the_box_ta
 
 # Steps after a long paste into "start|end" (the "|" selected), on a stand-in page whose socket holds what
 # is sent for 200 ms: "key:K:CODE" a key with Ctrl ("key:a" a plain key), "type" a person's own edit (the
-# box changed and its input event), "wait" until the socket has drained and timers ran. Logs as above.
-STEPS_HARNESS = PASTE_HARNESS.split("const settle")[0] + """
-const settle = () => new Promise((done) => setTimeout(done, 300));
+# box changed and its input event), "wait" until the script has nothing left to do. Logs as above.
+STEPS_HARNESS = PASTE_HARNESS.split("let prevented")[0] + """
 listeners.paste({ target: box, clipboardData: { getData: () => pasted }, preventDefault() {} });
 for (const step of JSON.parse(process.argv[9])) {
   const [what, k, code] = step.split(":");

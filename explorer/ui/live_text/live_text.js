@@ -43,10 +43,10 @@ function onInput(event) {
   const send = () => {
     if (box.isConnected) w.api.setTriggerValue("text", box.value);
   };
-  const sent = w.early ?? null;
+  const sent = w.early;
   w.early = null;
-  if (sent !== null && box.value === sent) return; // the long paste, sent before it was put in the box
-  if (sent !== null || WHOLE_EDITS.has(event.inputType)) {
+  if (sent != null && box.value === sent) return; // the long paste, sent before it was put in the box
+  if (sent != null || WHOLE_EDITS.has(event.inputType)) {
     queueMicrotask(send);
     return;
   }
