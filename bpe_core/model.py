@@ -9,7 +9,7 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
-from itertools import chain
+from itertools import chain, repeat
 
 from .collector import collector_paused
 from .encoder import (
@@ -32,6 +32,7 @@ from .pretokenize import (
     symbols_to_bytes,
     type_name,
     word_symbols,
+    words_to_symbols,
 )
 from .settings import UNK, BPEError, Settings
 from .trainer import Merge, TrainResult
@@ -202,25 +203,24 @@ class Tokenizer:
         cache = self._cache
         hit = cache.get(word)
         if hit is None:
-            tokens = self._word_tokens(word)
+            tokens = self._words_tokens([word])[0]
             hit = (tokens, self._ids_of(tokens))
             if len(cache) >= _CACHE_LIMIT:
                 self._cache = cache = {}  # a new dictionary: other threads may be reading the old one
             cache[word] = hit
         return hit
 
-    def _word_tokens(self, word: str) -> tuple[str, ...]:
-        """A normalized word's tokens, not cached."""
-        if self.settings.mode != "bytes":
-            return tuple(encode_ranked(word_symbols(word, self.settings), self.table))
-        symbols = bytes_to_symbols(word.encode("utf-8"))  # a str: one symbol a character
-        if self.table.concat and symbols in self.vocab:
-            return (symbols,)  # tiktoken's rule: a piece that is itself a token is that token
-        return tuple(encode_ranked(symbols, self.table))
+    def _words_tokens(self, words: list[str]) -> list[tuple[str, ...]]:
+        """Normalized words' tokens, not cached (bytes mode: their symbols made in one pass)."""
+        table, settings = self.table, self.settings
+        if settings.mode != "bytes":
+            return [tuple(encode_ranked(word_symbols(word, settings), table)) for word in words]
+        whole = self.vocab if table.concat else ()  # tiktoken's rule: a piece that is itself a token is that token
+        return [(s,) if s in whole else tuple(encode_ranked(s, table)) for s in words_to_symbols(words)]
 
     def _ids_of(self, tokens: tuple[str, ...]) -> tuple[int, ...]:
-        found = tuple(map(self.vocab.get, tokens))  # a token it lacks: the unknown token, or an error naming it
-        return found if None not in found else tuple(map(self._token_id, tokens))  # type: ignore[return-value]
+        found = tuple(map(self.vocab.get, tokens, repeat(self.unk_id)))  # a token it lacks: the unknown token
+        return found if None not in found else tuple(map(self._token_id, tokens))  # type: ignore  # none: say which
 
     def _token_id(self, token: str) -> int:
         found = self.vocab.get(token)
@@ -314,8 +314,8 @@ class Tokenizer:
         if len(ids) + len(missing) > _CACHE_LIMIT:  # a new dictionary (others may read the old one)
             # that keeps this text's known words: a full cache never drops what the text in hand needs
             self._ids = ids = {word: ids[word] for word in distinct.difference(missing)}
-        for word in missing:
-            ids[word] = self._ids_of(self._word_tokens(word))
+        news = list(missing)
+        ids.update(zip(news, map(self._ids_of, self._words_tokens(news))))
         return list(chain.from_iterable(map(ids.__getitem__, words)))
 
     def count_unknown(self, text: str) -> int:

@@ -97,6 +97,22 @@ def bytes_to_symbols(data: bytes) -> str:
     return data.decode("latin-1").translate(_latin1_to_symbol())
 
 
+_JOIN = "\uffff"  # a noncharacter: joins words for one pass over all of them when none holds it
+
+
+def words_to_symbols(words: Sequence[str]) -> list[str]:
+    """`bytes_to_symbols` of each word's UTF-8, in one pass over all of them (not a call a word).
+
+    >>> words_to_symbols(["é", " a"])
+    ['Ã©', 'Ġa']
+    """
+    joined = _JOIN.join(words)
+    if not words or joined.count(_JOIN) != len(words) - 1:  # none, or a word holds the joiner
+        return [bytes_to_symbols(w.encode("utf-8")) for w in words]
+    # The joiner's three bytes occur in UTF-8 only as the joiner itself, so they cut the symbols back into words.
+    return bytes_to_symbols(joined.encode("utf-8")).split(bytes_to_symbols(_JOIN.encode("utf-8")))
+
+
 @lru_cache(maxsize=1)
 def _symbol_set() -> frozenset[str]:
     return frozenset(byte_to_char())

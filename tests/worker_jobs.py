@@ -41,3 +41,10 @@ def loaded_builtins(texts, payload, report):
     from bpe_core.formats import builtin
 
     return sorted(builtin._loaded)
+
+
+def twins_made(texts, payload, report):
+    """The split patterns whose faster twin this worker process has made (`bpe_core.fast_pattern`)."""
+    from bpe_core import pretokenize
+
+    return sorted(name for name, fast in pretokenize._FAST.items() if fast._made)

@@ -153,12 +153,18 @@ WARM_UP_TEXT = "Hello, world! 12345 naïve café — 東京 ☕ def f(x): return
 
 
 def warm_up_in_worker(texts: list[str], refs: Sequence[tuple[str, object]], report: object) -> None:
-    """Load each tokenizer `refs` names and draw a short text with it, in a worker process kept for
-    Tokenize's next long text (`explorer.data.tasks.tokenize_warm_up_task`)."""
+    """Load each tokenizer `refs` names and draw a text with it, in a worker process kept for
+    Tokenize's next long text (`explorer.data.tasks.tokenize_warm_up_task`).
+
+    The text is long enough for a split pattern to make its faster twin (`bpe_core.fast_pattern`,
+    made on the first text of TWIN_FROM characters: 0.1-0.2 s a pattern), which the long text then finds made.
+    """
+    from bpe_core.fast_pattern import TWIN_FROM
     from explorer.data.tasks import resolve_model
 
+    text = WARM_UP_TEXT * (TWIN_FROM // len(WARM_UP_TEXT) + 1)
     for ref in refs:
-        tokenized(resolve_model(ref), WARM_UP_TEXT)  # type: ignore[arg-type]  # any family's model
+        tokenized(resolve_model(ref), text)  # type: ignore[arg-type]  # any family's model
 
 
 # Drawing needs the spans of the first tokens only, and the spans of a whole text cost several times
@@ -246,11 +252,11 @@ def text_pieces(text: str, spans: Sequence[tuple[int, int]], *, limit: int = MAX
 def chips_html(tok: Tokenizer | AnyModel, text: str, result: Tokenized, *, as_bytes: bool = False) -> str:
     """The drawn tokens as escaped chips with ids (`as_bytes`: tokens with bytes of their own as hex bytes).
 
-    Each chip sits in a box of no layout of its own (`display: contents`) that names its token's
-    place (`data-i`), so the page can link a chip with its stretch of the text.
+    Each chip sits in a box of no layout of its own (`tk-c`: `display: contents`) that names its
+    token's place (`data-i`), so the page can link a chip with its stretch of the text.
     """
     model = as_any(tok)
-    inner = "".join(f'<span class="tk-c" data-i="{k}" style="display:contents">'
+    inner = "".join(f'<span class="tk-c" data-i="{k}">'
                     f"{token_chip(model, text, item, as_hex=as_bytes, unknown=unknown, special=special)}</span>"
                     for k, (item, unknown, special)
                     in enumerate(zip(result.tokens, result.unknown_shown, result.special_shown)))

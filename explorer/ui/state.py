@@ -167,7 +167,7 @@ TOK_TEXT, TOK_W_TEXT = "tok_text", "tok_w_text"  # the text pasted or typed
 TOK_CHOSEN, TOK_W_CHOSEN = "tok_chosen", "tok_w_chosen"  # picker keys: "sidebar", "builtin:<name>", "file:..."
 TOK_AS_BYTES, TOK_W_AS_BYTES = "tok_as_bytes", "tok_w_as_bytes"  # byte-level tokens drawn as hex bytes
 TOK_MEMO = "tok_memo"  # {(picker key, text digest): (tokenizer, display.tokenize.Tokenized)} for one text
-TOK_EXAMPLE = "tok_example_"  # + example id: the buttons that paste an example text
+TOK_EXAMPLE, TOK_PARTS = "tok_example_", "tok_parts_"  # + example id: a button; + picker key: its parts open
 TOK_BOX, TOK_VIEW, TOK_IDS = "tok_box_", "tok_view_", "tok_ids_"  # + position: a box, its text; + picker key: ids
 TOK_DEFAULT_TEXT = ("Tokenizers split text into pieces from a fixed vocabulary: \"unbelievable\" may be one token "
                     "or three. Numbers like 12345, code like print(x), and 日本語 or हिन्दी cost more.")

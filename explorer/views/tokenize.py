@@ -15,7 +15,7 @@ from explorer.ui import link, live_text, state, store, warming
 from explorer.ui import tokenizer_picker as picker
 
 ss = st.session_state  # this page's keys are state.TOK_*, and the text area's own (ui.live_text)
-SCROLL_AFTER, CHIPS_HEIGHT = 150, 260  # tokens drawn before the chips scroll in a box this high (pixels)
+SCROLL_AFTER = 150  # tokens drawn before the chips scroll (in a box as high as the coloured text's)
 IDS_SCROLL_AFTER, IDS_HEIGHT = 60, 110  # ids listed before their list scrolls in a box this high
 EXAMPLES = {"english": "English prose", "python": "Python code", "multilingual": "Many scripts"}  # sample ids
 
@@ -151,23 +151,21 @@ for n, (key, label, model, result) in enumerate(shown):
             st.caption(md_escape(picker.terms(key)))
         if result.cut:
             st.caption(view.shown_note(result))
-        text_col, chips_col = st.columns(2)
-        with text_col:
-            live_text.token_text(result.pieces, result.kinds(), key=state.TOK_VIEW + str(n),
-                                 group=state.TOK_BOX + str(n),
-                                 more=view.text_more(result))
-        chips = result.chips_for(as_bytes=ss[state.TOK_AS_BYTES])
-        # Many tokens scroll inside their box, so every tokenizer's counts stay in view.
-        (chips_col.container(height=CHIPS_HEIGHT, border=False) if len(result.tokens) > SCROLL_AFTER
-         else chips_col).html(chips)
+        # The coloured text beside the chips; many chips scroll in a box, so every tokenizer's counts stay in view.
+        live_text.token_text(result.pieces, result.kinds(), key=state.TOK_VIEW + str(n), group=state.TOK_BOX + str(n),
+                             more=view.text_more(result), chips=result.chips_for(as_bytes=ss[state.TOK_AS_BYTES]),
+                             scroll_chips=len(result.tokens) > SCROLL_AFTER)
         _ids(key, result)
-        with st.expander("Its parts, step by step"):
-            try:
-                frame = stages_view.stages_frame(model, text)
-            except BPEError as exc:  # a model whose parts cannot be built
-                st.info(md_escape(f"Its parts cannot be shown: {exc}"))
-            else:
-                st.caption(md_escape(stages_view.stages_note(text)))
-                st.dataframe(frame, hide_index=True, width="stretch")
+        # Drawn when opened (a shut one's table still cost the browser 0.2 s on each long text, three tokenizers)
+        parts = st.expander("Its parts, step by step", key=state.TOK_PARTS + key, on_change="rerun")
+        if parts.open:
+            with parts:
+                try:
+                    frame = stages_view.stages_frame(model, text)
+                except BPEError as exc:  # a model whose parts cannot be built
+                    st.info(md_escape(f"Its parts cannot be shown: {exc}"))
+                else:
+                    st.caption(md_escape(stages_view.stages_note(text)))
+                    st.dataframe(frame, hide_index=True, width="stretch")
 if any(k.startswith("file:") for k in chosen):
     st.caption("Uploaded tokenizers do not travel in the link: whoever opens it sees the others.")

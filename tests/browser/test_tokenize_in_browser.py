@@ -215,3 +215,33 @@ def test_a_paste_is_sent_at_once_and_typing_after_its_pause(page, server):
     page.clock.run_for(live_text.DELAY_MS)
     expect(chips(page).first).to_contain_text("·typed")
     page.clock.resume()
+
+
+# The chips' script on a blank page: its drawing function given chips' HTML with what no chip is made of.
+GUARD_JS = """async ([source, chips]) => {
+  const { default: draw } = await import("data:text/javascript;base64," + btoa(unescape(encodeURIComponent(source))));
+  document.body.innerHTML = '<div class="st-key-g"><div id="host"><div class="tk-pair"><div class="tk-text"></div>'
+    + '<div class="tk-chips"></div></div></div></div>';
+  window.ran = false;
+  draw({ data: { pieces: [["ab", [0]]], kinds: ".", group: "g", more: "", chips },
+         parentElement: document.getElementById("host") });
+  await new Promise((resolve) => setTimeout(resolve, 100));  // an image's error would have fired
+  const box = document.querySelector(".tk-chips");
+  return { html: box.innerHTML, text: box.textContent, ran: window.ran, elements: box.querySelectorAll("*").length };
+}"""
+CHIP = ('<span class="tk-c" data-i="0"><span class="bpe-chip" style="background:hsl(1,75%,86%)" title="token \'ab\'">'
+        'ab<sub class="bpe-id">7</sub></span></span>')
+
+
+def test_the_chips_keep_only_the_tags_and_attributes_chips_are_made_of(page):
+    """The page's chips are its own escaped HTML, put in without Streamlit's sanitizer; the script still
+    drops any other tag (kept as its text), event attribute or style that fetches."""
+    source = (live_text.HERE / "token_text.js").read_text(encoding="utf-8")
+    hostile = ('<img src="x.invalid" onerror="window.ran = true"><script>window.ran = true</script>'
+               '<span class="bpe-chip" onmouseover="window.ran = true" style="background:url(https://x.invalid/p)">c</span>'
+               '<a href="javascript:window.ran = true">link</a><em>no tokens</em>')
+    page.goto("about:blank")
+    drawn = page.evaluate(GUARD_JS, [source, f'<span class="bpe-chips">{CHIP}{hostile}</span>'])
+    assert drawn["html"] == (f'<span class="bpe-chips">{CHIP}window.ran = true<span class="bpe-chip">c</span>link'
+                             '<em>no tokens</em></span>')
+    assert not drawn["ran"] and drawn["text"] == "ab7window.ran = trueclinkno tokens"

@@ -147,3 +147,13 @@ def test_dropout_is_seeded_and_bounded(seed000):
     assert all("".join(s) == "lowest</w>" for s in a)
     with pytest.raises(ValueError):
         tok.dropout("lowest", p=1.5)
+
+
+@pytest.mark.parametrize("text", ["a\uffffb c é", "\uffff", "x \uffff\uffff y\n\uffff"])
+def test_new_words_holding_the_joiner_of_a_pass_encode_as_one_by_one(byte_level, text):
+    """`encode_ids` makes the byte symbols of a text's new words in one pass, joined by U+FFFF; words
+    that hold it are made one by one, as `encode` makes every word."""
+    byte_level.clear_cache()
+    ids = byte_level.encode_ids(text)
+    assert ids == byte_level.encode(text).ids
+    assert byte_level.decode(ids) == text

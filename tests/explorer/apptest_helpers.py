@@ -27,3 +27,15 @@ def plotly_specs(at) -> list[dict]:
 
 def html_bodies(at) -> list[str]:
     return [el.value for el in at.html]
+
+
+def token_texts(at) -> list[dict]:
+    """The data of each coloured text Tokenize drew (its `token_text` components: the text and its chips)."""
+    return [json.loads(el.proto.json) for el in at.get("bidi_component")
+            if el.proto.component_name == "bpe_explorer.token_text"]
+
+
+def chip_blocks(at) -> list[str]:
+    """Every row of chips a run drew: as HTML elements, and beside Tokenize's coloured texts."""
+    drawn = [h for h in html_bodies(at) if h.startswith('<span class="bpe-chips">')]
+    return drawn + [d["chips"] for d in token_texts(at)]

@@ -3,17 +3,13 @@ built in); the pages about merges offer merge lists only. What a person sees is 
 reference libraries on real files (`real_tokenizer_files`)."""
 from __future__ import annotations
 
-from apptest_helpers import html_bodies, plotly_specs
+from apptest_helpers import chip_blocks, html_bodies, plotly_specs
 from plain_text import constructs, shown
 from real_tokenizer_files import NAMES, TEXT
 
 from explorer.ui import state
 from explorer.ui import tokenizer_picker as picker
 from tests.conftest import require
-
-
-def chip_blocks(at) -> list[str]:
-    return [h for h in html_bodies(at) if h.startswith('<span class="bpe-chips">')]
 
 
 def with_uploads(app, uploads, *names: str):

@@ -205,6 +205,9 @@ def test_tokenize_prepares_processes_with_its_built_ins_loaded(pool):
     assert pool.kept.idle(SHORT) == 2
     held = [finish(pool.submit(k, kept_task("tests.worker_jobs:loaded_builtins"))).result for k in "ab"]
     assert held == [["cl100k_base", "gpt2"]] * 2
+    # and their split patterns' twins made, which a first long text would otherwise wait for
+    twins = [finish(pool.submit(k, kept_task("tests.worker_jobs:twins_made"))).result for k in "ab"]
+    assert twins == [["gpt2", "gpt4"]] * 2
     text = load_corpus("english", max_bytes=120_000)
     model = AnyModel.of(load_builtin("gpt2"))
     job = finish(pool.submit("long", tokenize_task(model_ref(model.model, "gpt2"), text, "GPT-2")))

@@ -7,7 +7,7 @@ import json
 import math
 
 import pytest
-from apptest_helpers import APP, html_bodies
+from apptest_helpers import APP, chip_blocks, token_texts
 from plain_text import constructs, shown
 from streamlit.testing.v1 import AppTest
 
@@ -34,10 +34,6 @@ def open_tokenize(app):
     app.switch_page(TOKENIZE).run()
     assert not app.exception and not app.error, (app.exception, [e.value for e in app.error])
     return app
-
-
-def chip_blocks(at) -> list[str]:
-    return [h for h in html_bodies(at) if h.startswith('<span class="bpe-chips">')]
 
 
 def test_the_page_shows_each_tokenizer_with_its_own_counts(app, cl100k):
@@ -200,7 +196,11 @@ def test_each_tokenizer_shows_its_parts_step_by_step(app):
     at.multiselect(key=state.TOK_W_CHOSEN).set_value(["builtin:deepseek_v4", "sidebar"]).run()
     text = "Hello  world, 12345"
     at.text_area(key=state.TOK_W_TEXT).set_value(text).run()
-    assert not at.exception
+    assert not at.exception and len(at.dataframe) == 1  # the parts are drawn when opened: only the counts
+    assert [e.label for e in at.expander] == ["Its parts, step by step"] * 2
+    for key in ("builtin:deepseek_v4", "sidebar"):
+        at.session_state[state.TOK_PARTS + key] = True  # as a click on each opens it
+    at.run()
     deepseek, sidebar = (d.value for d in at.dataframe[1:])
     assert deepseek["stage"].tolist() == ["normalizer", "pre-tokenizer", "model", "decoder", "post-processor"]
     assert deepseek["part"].tolist()[1] == "Split → Split → Split → ByteLevel"
@@ -211,12 +211,6 @@ def test_each_tokenizer_shows_its_parts_step_by_step(app):
     assert sidebar["stage"].tolist()[:3] == ["normalizer", "pre-tokenizer", "model"]
     assert sidebar["on this text"].tolist()[2] == " | ".join(visible_whitespace(t) for t in trained.encode(text).tokens)
     assert sidebar["on this text"].tolist()[1].split(" | ") == ["Hello", "world,", "12345"]
-
-
-def token_texts(at) -> list[dict]:
-    """The data of each coloured text the page drew (the `token_text` components)."""
-    return [json.loads(el.proto.json) for el in at.get("bidi_component")
-            if el.proto.component_name == "bpe_explorer.token_text"]
 
 
 def test_each_tokenizer_draws_its_text_by_token_and_its_ids_to_copy(app, cl100k):

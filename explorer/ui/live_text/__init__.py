@@ -9,11 +9,15 @@ Two Streamlit v2 components, their script and styles inline from this folder (no
   text (up to megabytes) back to the browser on every run, and would replace what was typed
   meanwhile wherever the browser does not keep an edited box as it is. It writes the box only when
   the text changed elsewhere (an example, a link, a page switch).
-- `token_text` draws the original text, each token's stretch coloured, inside a keyed container
-  (`group`) whose token chips (`display.tokenize.chips_html`) carry their place: hovering a
-  stretch lights its chips up, and hovering a chip its stretch; a click scrolls the other into view.
+- `token_text` draws the original text, each token's stretch coloured, beside the token chips
+  (`display.tokenize.chips_html`), inside a keyed container (`group`): each chip carries its place,
+  so hovering a stretch lights its chips up, and hovering a chip its stretch; a click scrolls the
+  other into view.
 
-The scripts are trusted code; outside text reaches the page only as text (`textContent`).
+The scripts are trusted code; outside text reaches the page only as text (`textContent`), or escaped
+in the chips' HTML, which the page made (`render.chip_html`). The script puts that HTML in without
+Streamlit's sanitizer, which took a quarter of a second for three tokenizers' 500 chips each, and
+keeps only the tags and attributes chips are made of (a second guard, as the sanitizer was).
 Session keys, beside the text area's own `key`: `shown_key(key)` (the text the browser's box is
 known to hold) and `watcher_key(key)` (the watcher component).
 """
@@ -35,10 +39,11 @@ def _read(name: str) -> str:
     return (HERE / name).read_text(encoding="utf-8")
 
 
-# Not isolated: the watcher must see the text area, and the colouring the chips, in the page itself.
+# Not isolated: the watcher must see the text area, and the chips take the page's own chip styles.
 _watcher = st.components.v2.component("bpe_explorer.live_text", html="", js=_read("live_text.js"),
                                       isolate_styles=False)
-_token_text = st.components.v2.component("bpe_explorer.token_text", html='<div class="tk-text" dir="auto"></div>',
+_TOKEN_TEXT_HTML = '<div class="tk-pair"><div class="tk-text" dir="auto"></div><div class="tk-chips"></div></div>'
+_token_text = st.components.v2.component("bpe_explorer.token_text", html=_TOKEN_TEXT_HTML,
                                          css=_read("token_text.css"), js=_read("token_text.js"), isolate_styles=False)
 
 
@@ -84,9 +89,10 @@ def _typed(key: str, value_key: str) -> None:
 
 
 def token_text(pieces: Sequence[tuple[str, Sequence[int]]], kinds: str, *, key: str, group: str,
-               more: str = "") -> None:
-    """The text as `pieces` (stretches and the drawn tokens each belongs to), coloured by token and
-    linked with the chips in the container keyed `group`; `kinds` marks unknown ("u") and special
+               more: str = "", chips: str = "", scroll_chips: bool = False) -> None:
+    """The text as `pieces` (stretches and the drawn tokens each belongs to), coloured by token, beside
+    `chips` (`display.tokenize.chips_html`; `scroll_chips`: in a box that scrolls past the coloured text's
+    height), the two linked within the container keyed `group`; `kinds` marks unknown ("u") and special
     ("s") tokens; `more` follows the text (what was left out)."""
     _token_text(key=key, data={"pieces": [[text, list(owners)] for text, owners in pieces], "kinds": kinds,
-                               "group": group, "more": more})
+                               "group": group, "more": more, "chips": chips, "scroll": scroll_chips})

@@ -1,15 +1,19 @@
-// The original text coloured by token, linked with the token chips of the same container.
+// The original text coloured by token, beside the token chips, the two linked.
 // The data: `pieces`, stretches of the text as [text, [token places]] (no place: text no token
 // holds; several: a character split between tokens), `kinds` (a letter per token: "u" unknown,
-// "s" special), `group` (the key of the container that also holds the chips, each chip in a
-// `.tk-c[data-i]` box), `more` (a note after the text). Everything outside is set as textContent.
-// Hovering a stretch lights up its tokens' chips and stretches; hovering a chip, its stretches; a
-// click on either scrolls the other into view.
+// "s" special), `more` (a note after the text), `chips` (the page's HTML of the chips, outside
+// text escaped in it, each chip in a `.tk-c[data-i]` box), `scroll` (whether the chips scroll in
+// a box as high as the coloured text's), `group` (the key of the container that holds both).
+// The text is set as textContent; the chips' HTML keeps only what chips are made of (`CHIP_TAGS`,
+// `CHIP_ATTRIBUTES`). Hovering a stretch lights up its tokens' chips and stretches; hovering a
+// chip, its stretches; a click on either scrolls the other into view.
 
 const PALETTE = 6; // colours a token's stretch takes in turn (tk-p0 ... tk-p5), so neighbours differ
 const drawn = new WeakMap(); // the text's box -> the data drawn in it
 const linked = new WeakSet(); // groups that listen already
 const lit = new WeakMap(); // group -> {key, elements}: what is lit up now
+const CHIP_TAGS = new Set(["SPAN", "SUB", "EM"]);
+const CHIP_ATTRIBUTES = new Set(["class", "title", "style", "data-i"]);
 
 function piece(text, owners, kinds) {
   if (!owners.length) return document.createTextNode(text);
@@ -35,6 +39,29 @@ function draw(box, data) {
     parts.push(more);
   }
   box.replaceChildren(...parts);
+  const chips = box.parentElement.querySelector(".tk-chips");
+  if (!chips) return;
+  chips.replaceChildren(chipNodes(data.chips || ""));
+  chips.classList.toggle("tk-scroll", Boolean(data.scroll));
+}
+
+// The chips' HTML as nodes: parsed inert (a template runs nothing), then anything a chip is not
+// made of dropped: another tag becomes its text, another attribute or a style that fetches goes.
+function chipNodes(html) {
+  const template = document.createElement("template");
+  template.innerHTML = html;
+  for (const el of template.content.querySelectorAll("*")) {
+    if (!CHIP_TAGS.has(el.tagName)) {
+      el.replaceWith(document.createTextNode(el.textContent));
+      continue;
+    }
+    for (const name of el.getAttributeNames()) {
+      if (!CHIP_ATTRIBUTES.has(name) || (name === "style" && /url|image|@|\\/i.test(el.getAttribute(name)))) {
+        el.removeAttribute(name);
+      }
+    }
+  }
+  return template.content;
 }
 
 // ---- linking ---------------------------------------------------------------------------------
