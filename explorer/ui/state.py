@@ -67,7 +67,7 @@ TIMELINE_FOR = "timeline_for"  # the picker key TIMELINE was set for: another to
 W_UPLOAD = "w_upload"
 W_PASTE = "w_paste"
 W_ORDER = "w_wrong_order"
-B_USE_PASTE, B_RUN_MISMATCH = "use_paste", "run_mismatch"
+B_USE_PASTE, B_RUN_MISMATCH, B_RECOUNT = "use_paste", "run_mismatch", "recount"
 
 
 def b_use_sample(sample_id: str) -> str:

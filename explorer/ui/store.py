@@ -156,12 +156,21 @@ def eviction_message(titles: list[str]) -> str:
 
 
 @kept_while_used(st.cache_data(show_spinner=False, max_entries=32))
-def stats(digest: str, _text: str) -> CorpusStats:
-    """Statistics of a corpus; the digest is the cache key (hashing 50 MB on every call is slow). A large
-    corpus is counted in a worker (BPEError when that fails or hits a limit; nothing is cached then)."""
+def stats(digest: str, _text: str) -> CorpusStats | str:
+    """Statistics of a corpus, or the one line why they could not be counted; the digest is the cache key
+    (hashing 50 MB on every call is slow). A large corpus is counted in a worker. A failed count (a limit)
+    is kept as its answer, so the page's next runs do not send it again (`count_again` forgets it)."""
     if len(_text) < STATS_HERE_CHARS:
         return corpus_stats(_text)
-    return run_task(("stats", digest), corpus_stats_task(_text), here=lambda: corpus_stats(_text))
+    try:
+        return run_task(("stats", digest), corpus_stats_task(_text), here=lambda: corpus_stats(_text))
+    except BPEError as exc:
+        return str(exc)
+
+
+def count_again(digest: str) -> None:
+    """Forget the statistics kept for the corpus `digest` names (its text is no part of the cache's key)."""
+    stats.clear(digest, "")  # type: ignore[attr-defined]  # kept_while_used gives the cache's clear
 
 
 # ---- training ------------------------------------------------------------------------------

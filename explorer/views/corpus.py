@@ -96,13 +96,12 @@ except BPEError as exc:
     st.stop()
 
 st.subheader("In use: " + md_escape(corpus.title))
-try:
-    with st.spinner("Counting the corpus's words…"):
-        stats = store.stats(corpus.digest, corpus.text)
-except BPEError as exc:
-    stats = None
-    st.info(md_escape(f"Its statistics could not be counted: {exc}. It can still be trained."))
-if stats is not None:
+with st.spinner("Counting the corpus's words…"):
+    stats = store.stats(corpus.digest, corpus.text)
+if isinstance(stats, str):  # why they could not be counted, kept until asked again
+    st.info(md_escape(f"Its statistics could not be counted: {stats}. It can still be trained."))
+    st.button("Count again", key=state.B_RECOUNT, on_click=store.count_again, args=(corpus.digest,))
+else:
     cols = st.columns(4)
     cols[0].metric("Characters", f"{stats.characters:,}")
     cols[1].metric("Words", f"{stats.words:,}")
@@ -110,7 +109,7 @@ if stats is not None:
     cols[3].metric("Alphabet (distinct characters)", f"{stats.alphabet:,}")
 left, right = st.columns([2, 3])
 with left:
-    if stats is not None:
+    if not isinstance(stats, str):
         st.markdown("**Most frequent words**")
         st.dataframe(tables.word_counts_table(stats.top_words), hide_index=True, width="stretch")
 with right:

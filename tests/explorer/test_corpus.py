@@ -130,3 +130,17 @@ def test_a_large_corpus_is_counted_in_a_worker_and_a_failed_count_is_said(app, m
     assert [i.value for i in app.info] == [
         md_escape("Its statistics could not be counted: the count failed. It can still be trained.")]
     assert any(other[:40] in c.value for c in app.code)
+    # The failure is the count's answer until asked again: the page's next runs send nothing.
+    sent = len(asked)
+    app.run()
+    app.text_area(key=state.W_PASTE).set_value("an edit elsewhere on the page").run()
+    assert len(asked) == sent and [i.value for i in app.info] == [
+        md_escape("Its statistics could not be counted: the count failed. It can still be trained.")]
+    monkeypatch.undo()  # the count works again
+    monkeypatch.setattr(pool, "submit", lambda key, task: asked.append(task) or real(key, task))
+    monkeypatch.setattr(store, "STATS_HERE_CHARS", 200)
+    app.button(key=state.B_RECOUNT).click().run()
+    assert not app.exception and not app.info and len(asked) == sent + 1
+    expected = corpus_stats(other)
+    metrics = {m.label: m.value for m in app.metric}
+    assert (metrics["Words"], metrics["Distinct words"]) == (f"{expected.words}", f"{expected.distinct_words}")
