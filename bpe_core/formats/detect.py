@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..collector import collector_paused
 from ..model import Tokenizer
 from ..pretokenize import check_text
 from ..settings import BPEError
@@ -252,7 +253,8 @@ def _sniff(name: str, data: bytes) -> _Sniffed:
     if stripped.isascii() and _TIKTOKEN_LINE.fullmatch(stripped.split("\n", 1)[0].strip()):
         return _Sniffed(TIKTOKEN, name, text)
     if stripped.startswith(("{", "[")):
-        parsed = parse_json(text, name=name)
+        with collector_paused():  # a tokenizer file's tens of thousands of lists and strings, none of them garbage
+            parsed = parse_json(text, name=name)
         return _Sniffed(_json_kind(parsed, name), name, text, parsed)
     if looks_like_merges(text):
         return _Sniffed(GPT2_MERGES, name, text)
