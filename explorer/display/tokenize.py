@@ -252,8 +252,9 @@ def text_pieces(text: str, spans: Sequence[tuple[int, int]], *, limit: int = MAX
 def chips_html(tok: Tokenizer | AnyModel, text: str, result: Tokenized, *, as_bytes: bool = False) -> str:
     """The drawn tokens as escaped chips with ids (`as_bytes`: tokens with bytes of their own as hex bytes).
 
-    Each chip sits in a box of no layout of its own (`tk-c`: `display: contents`) that names its
-    token's place (`data-i`), so the page can link a chip with its stretch of the text.
+    Each chip sits in a box that names its token's place (`data-i`), so Tokenize can link a chip with its
+    stretch of the text; the box (`tk-c`) is an inline span, of no layout of its own (`display: contents`)
+    where Tokenize's styles are loaded (`ui/live_text/token_text.css`).
     """
     model = as_any(tok)
     inner = "".join(f'<span class="tk-c" data-i="{k}">'

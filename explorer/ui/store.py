@@ -27,9 +27,9 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from bpe_core import BPEError
-from explorer.data.corpus import Corpus, CorpusStats, corpus_stats, sample_corpus
+from explorer.data.corpus import Corpus, sample_corpus
 from explorer.data.shared_trainings import SharedTrainings
-from explorer.data.tasks import STATS_HERE_CHARS, Task, corpus_stats_task, training_task
+from explorer.data.tasks import Task, training_task
 from explorer.data.training import Trained, TrainRequest, counting_status, progress_status, train_corpus
 from explorer.data.worker import Job, WorkerPool
 from explorer.display.render import isolate, md_escape
@@ -155,24 +155,6 @@ def eviction_message(titles: list[str]) -> str:
             f"its own; upload or paste {it} again to use {it}.")
 
 
-@kept_while_used(st.cache_data(show_spinner=False, max_entries=32))
-def stats(digest: str, _text: str) -> CorpusStats | str:
-    """Statistics of a corpus, or the one line why they could not be counted; the digest is the cache key
-    (hashing 50 MB on every call is slow). A large corpus is counted in a worker. A failed count (a limit)
-    is kept as its answer, so the page's next runs do not send it again (`count_again` forgets it)."""
-    if len(_text) < STATS_HERE_CHARS:
-        return corpus_stats(_text)
-    try:
-        return run_task(("stats", digest), corpus_stats_task(_text), here=lambda: corpus_stats(_text))
-    except BPEError as exc:
-        return str(exc)
-
-
-def count_again(digest: str) -> None:
-    """Forget the statistics kept for the corpus `digest` names (its text is no part of the cache's key)."""
-    stats.clear(digest, "")  # type: ignore[attr-defined]  # kept_while_used gives the cache's clear
-
-
 # ---- training ------------------------------------------------------------------------------
 
 @st.cache_resource(show_spinner=False)
@@ -258,12 +240,18 @@ def prepare(task: Task) -> None:
     worker_pool().prepare(("prepare", task.function, task.payload), task)
 
 
+class PassingError(BPEError):
+    """A job's failure that may not come again (a busy server, a stall, a process the system stopped for
+    memory): worth another try later, unlike a limit its input hits."""
+
+
 def run_task(key: tuple, task: Task, slot: st.delta_generator.DeltaGenerator | None = None,
              here: Callable[[], object] | None = None, *, at_once: bool = False) -> object:
-    """One task of `run_tasks`: its result, or a one-line BPEError when it fails or hits a limit."""
-    ((result, error),) = run_tasks([(key, task, here)], slot, at_once=at_once)
+    """One task of `run_tasks`: its result, or a one-line BPEError when it fails or hits a limit
+    (a PassingError when a later try may not fail)."""
+    ((result, error, lasting),) = _run([(key, task, here)], slot, at_once=at_once)
     if error:
-        raise BPEError(error)
+        raise (BPEError if lasting else PassingError)(error)
     return result
 
 
@@ -276,9 +264,15 @@ def run_tasks(work: Sequence[tuple[tuple, Task, Callable[[], object] | None]],
     travel to a worker, and for all of them when `at_once` (work smaller than a worker's start, as
     `small_enough_here` tells). (A rerun that interrupts the wait leaves the jobs alone; nobody waiting
     stops them.)"""
+    return [(result, error) for result, error, _ in _run(work, slot, at_once=at_once)]
+
+
+def _run(work: Sequence[tuple[tuple, Task, Callable[[], object] | None]],
+         slot: st.delta_generator.DeltaGenerator | None, *, at_once: bool) -> list[tuple[object, str, bool]]:
+    """`run_tasks`, each failure with whether it would come again (`Job.lasting`; a BPEError here: yes)."""
     heres = [here for _, _, here in work]
     if at_once and None not in heres:
-        return [_here(here) for here in heres if here is not None]
+        return [(*_here(here), True) for here in heres if here is not None]
     jobs = [worker_pool().submit(key, task) for key, task, _ in work]
     bar = slot.progress(0.0, text=md_escape(jobs[0].status())) if slot is not None and jobs else None
     try:
@@ -292,8 +286,8 @@ def run_tasks(work: Sequence[tuple[tuple, Task, Callable[[], object] | None]],
     finally:
         if slot is not None:
             slot.empty()
-    return [_here(here) if job.unsendable and here is not None else (None, job.error) if job.error
-            else (job.result, "") for job, (_, _, here) in zip(jobs, work)]
+    return [(*_here(here), True) if job.unsendable and here is not None else (None, job.error, job.lasting)
+            if job.error else (job.result, "", True) for job, (_, _, here) in zip(jobs, work)]
 
 
 def _here(compute: Callable[[], object]) -> tuple[object, str]:

@@ -7,7 +7,7 @@ from bpe_core import BPEError
 from explorer.data.corpus import MAX_UPLOAD_MB, UPLOAD_LIMIT_TEXT, pasted_corpus, read_uploads
 from explorer.display import tables
 from explorer.display.render import as_sentence, md_escape
-from explorer.ui import state, store
+from explorer.ui import corpus_count, state, store
 
 ss = st.session_state
 
@@ -96,11 +96,14 @@ except BPEError as exc:
     st.stop()
 
 st.subheader("In use: " + md_escape(corpus.title))
-with st.spinner("Counting the corpus's words…"):
-    stats = store.stats(corpus.digest, corpus.text)
-if isinstance(stats, str):  # why they could not be counted, kept until asked again
+try:
+    with st.spinner("Counting the corpus's words…"):
+        stats = corpus_count.stats(corpus.digest, corpus.text)
+except BPEError as exc:  # a failure that may pass (a busy server): kept by no one, the next run tries again
+    stats = str(exc)
+if isinstance(stats, str):  # why they could not be counted
     st.info(md_escape(f"Its statistics could not be counted: {stats}. It can still be trained."))
-    st.button("Count again", key=state.B_RECOUNT, on_click=store.count_again, args=(corpus.digest,))
+    st.button("Count again", key=state.B_RECOUNT, on_click=corpus_count.count_again, args=(corpus.digest,))
 else:
     cols = st.columns(4)
     cols[0].metric("Characters", f"{stats.characters:,}")

@@ -235,13 +235,21 @@ CHIP = ('<span class="tk-c" data-i="0"><span class="bpe-chip" style="background:
 
 def test_the_chips_keep_only_the_tags_and_attributes_chips_are_made_of(page):
     """The page's chips are its own escaped HTML, put in without Streamlit's sanitizer; the script still
-    drops any other tag (kept as its text), event attribute or style that fetches."""
+    drops any other tag (kept as its text), any event attribute and any style chips are not drawn with."""
+    from explorer.display.vocabulary import marked_chip
+    from explorer.families import Mark
+
     source = (live_text.HERE / "token_text.js").read_text(encoding="utf-8")
+    page.goto("about:blank")
+    marked = marked_chip(CHIP, Mark("superword", "superwords", "one token across a space", str.isspace))
+    drawn = page.evaluate(GUARD_JS, [source, f'<span class="bpe-chips">{marked}</span>'])
+    assert drawn["html"] == f'<span class="bpe-chips">{marked}</span>'  # a family's mark is kept whole
     hostile = ('<img src="x.invalid" onerror="window.ran = true"><script>window.ran = true</script>'
                '<span class="bpe-chip" onmouseover="window.ran = true" style="background:url(https://x.invalid/p)">c</span>'
+               '<span style="position:fixed;inset:0">d</span>'
+               '<span style="background:src(&quot;x.invalid&quot;)">e</span>'
                '<a href="javascript:window.ran = true">link</a><em>no tokens</em>')
-    page.goto("about:blank")
     drawn = page.evaluate(GUARD_JS, [source, f'<span class="bpe-chips">{CHIP}{hostile}</span>'])
-    assert drawn["html"] == (f'<span class="bpe-chips">{CHIP}window.ran = true<span class="bpe-chip">c</span>link'
-                             '<em>no tokens</em></span>')
-    assert not drawn["ran"] and drawn["text"] == "ab7window.ran = trueclinkno tokens"
+    assert drawn["html"] == (f'<span class="bpe-chips">{CHIP}window.ran = true<span class="bpe-chip">c</span>'
+                             '<span>d</span><span>e</span>link<em>no tokens</em></span>')
+    assert not drawn["ran"] and drawn["text"] == "ab7window.ran = truecdelinkno tokens"

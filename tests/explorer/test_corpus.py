@@ -104,12 +104,12 @@ def test_a_large_corpus_is_counted_in_a_worker_and_a_failed_count_is_said(app, m
 
     from explorer.data import tasks
     from explorer.display.render import md_escape
-    from explorer.ui import state, store
+    from explorer.ui import corpus_count, state, store
 
     pool, asked = store.worker_pool(), []
     real = pool.submit
     monkeypatch.setattr(pool, "submit", lambda key, task: asked.append(task) or real(key, task))
-    monkeypatch.setattr(store, "STATS_HERE_CHARS", 200)  # the lesson (109 characters) stays here
+    monkeypatch.setattr(corpus_count, "STATS_HERE_CHARS", 200)  # the lesson (109 characters) stays here
     text = "counted apart " * 20 + "once"
     app.switch_page("views/corpus.py").run()
     app.text_area(key=state.W_PASTE).set_value(text).run()
@@ -122,7 +122,7 @@ def test_a_large_corpus_is_counted_in_a_worker_and_a_failed_count_is_said(app, m
     assert (metrics["Words"], metrics["Distinct words"]) == (f"{expected.words}", f"{expected.distinct_words}")
 
     failing = tasks.Task("tests.worker_jobs:fail", "the count failed", lane=tasks.SHORT, noun="count")
-    monkeypatch.setattr(store, "corpus_stats_task", lambda text: replace(failing, texts=[text]))
+    monkeypatch.setattr(corpus_count, "corpus_stats_task", lambda text: replace(failing, texts=[text]))
     other = text + " more"
     app.text_area(key=state.W_PASTE).set_value(other).run()
     app.button(key=state.B_USE_PASTE).click().run()
@@ -138,9 +138,39 @@ def test_a_large_corpus_is_counted_in_a_worker_and_a_failed_count_is_said(app, m
         md_escape("Its statistics could not be counted: the count failed. It can still be trained.")]
     monkeypatch.undo()  # the count works again
     monkeypatch.setattr(pool, "submit", lambda key, task: asked.append(task) or real(key, task))
-    monkeypatch.setattr(store, "STATS_HERE_CHARS", 200)
+    monkeypatch.setattr(corpus_count, "STATS_HERE_CHARS", 200)
     app.button(key=state.B_RECOUNT).click().run()
     assert not app.exception and not app.info and len(asked) == sent + 1
     expected = corpus_stats(other)
+    metrics = {m.label: m.value for m in app.metric}
+    assert (metrics["Words"], metrics["Distinct words"]) == (f"{expected.words}", f"{expected.distinct_words}")
+
+
+def test_a_count_that_may_pass_is_not_kept_and_the_next_run_counts_again(app, monkeypatch):
+    """A count stopped for what may not happen again (here: it stalled; a busy server, the system short of
+    memory) is said, but is no answer to keep: the page's next run sends it again."""
+    from dataclasses import replace
+
+    from explorer.data import tasks
+    from explorer.display.render import md_escape
+    from explorer.ui import corpus_count, state, store
+
+    monkeypatch.setattr(store.worker_pool(), "stall_after", 1.0)
+    monkeypatch.setattr(corpus_count, "STATS_HERE_CHARS", 200)  # the lesson (109 characters) stays here
+    counting = corpus_count.corpus_stats_task
+    stalling = tasks.Task("tests.worker_jobs:wait", 60.0, lane=tasks.SHORT, noun="count")
+    monkeypatch.setattr(corpus_count, "corpus_stats_task", lambda text: replace(stalling, texts=[text]))
+    text = "a count that stalls once " * 10  # a corpus no other test counts (the counts are the server's)
+    app.switch_page("views/corpus.py").run()
+    app.text_area(key=state.W_PASTE).set_value(text).run()
+    app.button(key=state.B_USE_PASTE).click().run()
+    assert not app.exception and not app.metric
+    assert [i.value for i in app.info] == [md_escape(
+        "Its statistics could not be counted: the count stopped making progress (no processor time for 1 s) and "
+        "was stopped; try again. It can still be trained.")]
+    monkeypatch.setattr(corpus_count, "corpus_stats_task", counting)
+    app.run()
+    assert not app.exception and not app.info
+    expected = corpus_stats(text)
     metrics = {m.label: m.value for m in app.metric}
     assert (metrics["Words"], metrics["Distinct words"]) == (f"{expected.words}", f"{expected.distinct_words}")

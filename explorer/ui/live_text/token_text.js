@@ -14,6 +14,8 @@ const linked = new WeakSet(); // groups that listen already
 const lit = new WeakMap(); // group -> {key, elements}: what is lit up now
 const CHIP_TAGS = new Set(["SPAN", "SUB", "EM"]);
 const CHIP_ATTRIBUTES = new Set(["class", "title", "style", "data-i"]);
+// The properties chips are drawn with (render.chip_html, compare._hex_chip, vocabulary.marked_chip).
+const CHIP_STYLES = new Set(["background", "display", "border-bottom", "border-radius", "padding-bottom"]);
 
 function piece(text, owners, kinds) {
   if (!owners.length) return document.createTextNode(text);
@@ -45,8 +47,19 @@ function draw(box, data) {
   chips.classList.toggle("tk-scroll", Boolean(data.scroll));
 }
 
+// Whether a style attribute holds only chips' properties, with no function but hsl() (a url(),
+// src() or image-set() would fetch).
+function chipStyle(value) {
+  return value.split(";").every((declaration) => {
+    if (!declaration.trim()) return true;
+    const [name, ...rest] = declaration.split(":");
+    const bare = rest.join(":").replace(/hsl\([\d.,%\s]*\)/gi, "");
+    return CHIP_STYLES.has(name.trim().toLowerCase()) && !/[()\\@]/.test(bare);
+  });
+}
+
 // The chips' HTML as nodes: parsed inert (a template runs nothing), then anything a chip is not
-// made of dropped: another tag becomes its text, another attribute or a style that fetches goes.
+// made of dropped: another tag becomes its text, another attribute or style goes.
 function chipNodes(html) {
   const template = document.createElement("template");
   template.innerHTML = html;
@@ -56,7 +69,7 @@ function chipNodes(html) {
       continue;
     }
     for (const name of el.getAttributeNames()) {
-      if (!CHIP_ATTRIBUTES.has(name) || (name === "style" && /url|image|@|\\/i.test(el.getAttribute(name)))) {
+      if (!CHIP_ATTRIBUTES.has(name) || (name === "style" && !chipStyle(el.getAttribute(name)))) {
         el.removeAttribute(name);
       }
     }
