@@ -211,6 +211,8 @@ def test_each_tokenizer_shows_its_parts_step_by_step(app):
     assert sidebar["stage"].tolist()[:3] == ["normalizer", "pre-tokenizer", "model"]
     assert sidebar["on this text"].tolist()[2] == " | ".join(visible_whitespace(t) for t in trained.encode(text).tokens)
     assert sidebar["on this text"].tolist()[1].split(" | ") == ["Hello", "world,", "12345"]
+    at.text_area(key=state.TOK_W_TEXT).set_value("another text").run()  # an open box stays open for the next text
+    assert [d.value["on this text"].tolist()[1] for d in at.dataframe[1:]] == ["another | Ġtext", "another | text"]
 
 
 def test_each_tokenizer_draws_its_text_by_token_and_its_ids_to_copy(app, cl100k):
