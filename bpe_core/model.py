@@ -220,7 +220,7 @@ class Tokenizer:
 
     def _ids_of(self, tokens: tuple[str, ...]) -> tuple[int, ...]:
         found = tuple(map(self.vocab.get, tokens, repeat(self.unk_id)))  # a token it lacks: the unknown token
-        return found if None not in found else tuple(map(self._token_id, tokens))  # type: ignore  # none: say which
+        return found if None not in found else tuple(map(self._token_id, tokens))  # type: ignore[return-value]
 
     def _token_id(self, token: str) -> int:
         found = self.vocab.get(token)

@@ -101,18 +101,19 @@ try:
         stats = corpus_count.stats(corpus.digest, corpus.text)
 except BPEError as exc:  # a failure that may pass (a busy server): kept by no one, the next run tries again
     stats = str(exc)
-if isinstance(stats, str):  # why they could not be counted
-    st.info(md_escape(f"Its statistics could not be counted: {stats}. It can still be trained."))
-    st.button("Count again", key=state.B_RECOUNT, on_click=corpus_count.count_again, args=(corpus.digest,))
-else:
+counted = not isinstance(stats, str)  # else: why they could not be counted
+if counted:
     cols = st.columns(4)
     cols[0].metric("Characters", f"{stats.characters:,}")
     cols[1].metric("Words", f"{stats.words:,}")
     cols[2].metric("Distinct words", f"{stats.distinct_words:,}")
     cols[3].metric("Alphabet (distinct characters)", f"{stats.alphabet:,}")
+else:
+    st.info(md_escape(f"Its statistics could not be counted: {stats}. It can still be trained."))
+    st.button("Count again", key=state.B_RECOUNT, on_click=corpus_count.count_again, args=(corpus.digest,))
 left, right = st.columns([2, 3])
 with left:
-    if not isinstance(stats, str):
+    if counted:
         st.markdown("**Most frequent words**")
         st.dataframe(tables.word_counts_table(stats.top_words), hide_index=True, width="stretch")
 with right:
