@@ -35,6 +35,9 @@ LEGACY_SPECIALS = (
     "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]",
 )
 FILLER = "<SPECIAL_{id}>"
+# Mistral's files reserve 1,000 special ids; every one a file reserves is a token made here (a filler
+# when it is not listed), so a crafted count of 10**12 would fill memory before anything else is checked.
+MAX_SPECIALS = 100_000
 _VERSION = re.compile(r"v([0-9]{1,4})")
 
 
@@ -82,6 +85,9 @@ def read_tekken_config(data: object, *, name: str = "tekken.json") -> TekkenConf
     if found is None:
         fail(f"{name}: config: 'version' must be a string such as \"v3\", not {kind_of(version)}")
     count = _whole(config.get("default_num_special_tokens"), f"{name}: config: 'default_num_special_tokens'")
+    if count > MAX_SPECIALS:
+        fail(f"{name}: config: 'default_num_special_tokens' is {count:,}; a Tekken file reserves at most "
+             f"{MAX_SPECIALS:,} special ids here (Mistral's reserve 1,000)")
     size = _whole(config.get("default_vocab_size"), f"{name}: config: 'default_vocab_size'")
     specials = _specials(data.get("special_tokens"), count, int(found.group(1)), name)
     vocab = data["vocab"]

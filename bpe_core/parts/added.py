@@ -4,7 +4,7 @@ Hugging Face `tokenizers` matches them in two passes: tokens with `normalized=Fa
 text, then tokens with `normalized=True` in each normalized stretch between those (their content
 normalized the same way first). At any position the longest token that starts there wins, the
 leftmost match first. `single_word` tokens match only between non-word characters; `lstrip` and
-`rstrip` tokens swallow the whitespace beside them (it becomes no token).
+`rstrip` tokens swallow the whitespace beside them (it is in the token's span, not a token of its own).
 """
 from __future__ import annotations
 
@@ -78,16 +78,21 @@ class Matcher:
                 continue
             if done < start:
                 out.append((piece.slice(done, start), None))
-            # The whitespace a token strips belongs to no token; its own span is its match alone.
-            out.append((piece.slice(*match.span()), token))
+            # The whitespace a token strips is in its span, as `tokenizers` gives it.
+            out.append((piece.slice(start, stop), token))
             done = stop
         if done < len(text):
             out.append((piece.slice(done, len(text)), None))
         return out
 
 
+# A word character as `tokenizers` tells one (Unicode's \w: letters, marks, decimal digits, connector
+# punctuation, the joiners): a combining accent or U+200D continues a word, "①" does not.
+_WORD_CHAR = regex.compile(r"\w")
+
+
 def _is_word_char(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
+    return _WORD_CHAR.match(ch) is not None
 
 
 def _alone(text: str, start: int, stop: int) -> bool:

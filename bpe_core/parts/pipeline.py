@@ -143,8 +143,13 @@ class PartsTokenizer:
         spans: list[tuple[int, int]] = []
         unknown: list[bool] = []
         special: list[bool] = []
+        # What `tokenizers` holds as an added token's text, for the post-processor's trimming: the
+        # stretch matched, with any whitespace its lstrip or rstrip took (the token shown is its content).
+        held: dict[int, str] = {}
         for segment, added in self.added.segments(Normalized.of(text), self._normalize):
             if added is not None:
+                if segment.text != added.content:
+                    held[len(tokens)] = segment.text
                 tokens.append(added.content)
                 ids.append(added.id)
                 spans.append(segment.offsets(0, len(segment)))
@@ -159,7 +164,8 @@ class PartsTokenizer:
                     unknown.append(unk is not None and token_id == unk)
                     special.append(False)
         if self.post_processor is not None:
-            spans = self.post_processor.process_offsets(tokens, spans)
+            seen = [held.get(i, token) for i, token in enumerate(tokens)] if held else tokens
+            spans = self.post_processor.process_offsets(seen, spans)
         return Encoding(tokens, ids, spans, unknown, special)
 
     def encode_tokens(self, text: str) -> list[str]:

@@ -25,6 +25,7 @@ SCREENSHOTS = ROOT / "screenshots"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                "--disable-sync", "--no-first-run"]
 START_TIMEOUT = 90  # seconds; the two cores may be busy with other test runs
+SERVER_LOGS: list[Path] = []  # the logs of the servers this worker started, for a failing test's report
 
 
 def pytest_collection_modifyitems(items):
@@ -55,6 +56,7 @@ def serve(log_name: str, env: dict[str, str] | None = None):
     port = _free_port()
     SCREENSHOTS.mkdir(exist_ok=True)
     log = open(SCREENSHOTS / log_name, "w")  # noqa: SIM115 - closed at the end
+    SERVER_LOGS.append(SCREENSHOTS / log_name)
     process = subprocess.Popen(
         [sys.executable, "-m", "explorer", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
@@ -131,11 +133,27 @@ def patient_expectations():
     expect.set_options(timeout=30_000)
 
 
+@pytest.fixture(autouse=True)
+def server_log_marks(request):
+    """Where each server's log stood when the test began: a failing test reports what was logged since."""
+    request.node.server_log_sizes = {path: path.stat().st_size for path in SERVER_LOGS if path.exists()}
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
-    """Keep each phase's report on the test, so that the page fixture knows whether the test failed."""
+    """Keep each phase's report on the test, so that the page fixture knows whether the test failed; a
+    failed test's report also carries what the servers logged meanwhile (a page's traceback stays in
+    the server's log, never in the browser)."""
     report = yield
     setattr(item, f"report_{report.when}", report)
+    if report.failed and report.when == "call":
+        for path in SERVER_LOGS:
+            with contextlib.suppress(OSError), open(path, errors="replace") as log:
+                log.seek(getattr(item, "server_log_sizes", {}).get(path, 0))
+                logged = log.read()
+                if logged.strip():
+                    report.sections.append((f"{path.name}, while the test ran (last 8,000 characters)",
+                                            logged[-8000:]))
     return report
 
 

@@ -164,6 +164,10 @@ MALFORMED = [
     (_set("config.version", 3), r"config: 'version' must be a string such as \"v3\", not 3"),
     (_set("config.default_vocab_size", 99_999), "'default_vocab_size' 99,999 must exceed the 12 special tokens"),
     (_set("config.default_num_special_tokens", -1), "'default_num_special_tokens' must be a whole number"),
+    # a crafted count: refused before a filler token is made for each reserved id
+    (lambda d: (_set("config.default_num_special_tokens", 5_000_000)(d),
+                _set("config.default_vocab_size", 5_000_100)(d)),
+     "'default_num_special_tokens' is 5,000,000; a Tekken file reserves at most 100,000 special ids"),
     (lambda d: (d.pop("special_tokens"), _set("config.version", "v11")(d)),
      "a Tekken file of version v11 must list its 'special_tokens'"),
     (_set("special_tokens.2.token_str", "<s>"), "the special token '<s>' is listed twice"),

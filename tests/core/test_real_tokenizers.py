@@ -190,6 +190,29 @@ def test_roberta_byte_level_with_added_tokens_reads_alike(training_text):
     assert_same_as_tokenizers(ours, tokenizers.Tokenizer.from_str(text), texts)
 
 
+def test_added_tokens_match_where_tokenizers_matches_them(training_text):
+    """`single_word` asks for no word character beside the match, a word character as `tokenizers`
+    tells one (a combining accent and U+200D continue a word; "①" does not); an `lstrip` token's
+    span holds the whitespace it took when no post-processor trims it."""
+    tokenizers = require("tokenizers")
+    trained = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="<unk>"))
+    trained.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=800, special_tokens=["<unk>"])
+    trained.train_from_iterator(training_text + ["① ̈ \u200d ️ ٢"], trainer)
+    trained.add_special_tokens([tokenizers.AddedToken("[MASK]", lstrip=True),
+                                tokenizers.AddedToken("<sep>", single_word=True)])
+    trained.add_tokens([tokenizers.AddedToken("naïve", normalized=False, single_word=True),
+                        tokenizers.AddedToken("ABC", normalized=False, rstrip=True)])
+    text = trained.to_str()
+    ours = read_hf_tokenizer(json.loads(text), name="added.json")
+    texts = {"mark after": "<sep>\u0301 x", "joiner after": "<sep>\u200d", "circled after": "<sep>①",
+             "digit after": "<sep>٢", "mark before": "e\u0301naïve", "selector before": "\ufe0fnaïve",
+             "circled before": "①naïve", "underscore": "_<sep> <sep>_", "alone": "a <sep> b naïve.",
+             "lstrip": " [MASK]", "lstrip tab": "a\t[MASK] b", "lstrip line": "\u2028[MASK]",
+             "rstrip": "ABC   d ABC"}
+    assert_same_as_tokenizers(ours, tokenizers.Tokenizer.from_str(text), texts)
+
+
 # ---- T5-style Unigram with a Precompiled charsmap --------------------------------------------
 
 
