@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer.data import warm
+from explorer.data import strangers, warm
 from explorer.display import render
 from explorer.ui import animation, link, link_corpus, page_header, presenter, sessions, sidebar, state, store
 
@@ -73,7 +73,9 @@ page_header.link_notice(notice, page.url_path)  # and after: the first training 
 
 try:
     page.run()
-except Exception:  # noqa: BLE001 - no traceback ever reaches the browser
+except BaseException as exc:  # noqa: BLE001 - no traceback ever reaches the browser
+    if not isinstance(exc, Exception) and not strangers.library_panic(exc):
+        raise  # Streamlit's own stop and rerun, Ctrl-C
     log.exception("page %s failed", page.title)
     st.error("Something went wrong while drawing this page. Try other settings, or reload the page.")
 finally:

@@ -16,6 +16,7 @@ import regex
 
 from ..pretokenize import char_to_byte, symbol_bytes
 from .base import Decoder
+from .pattern_limit import guarded
 from .pretokenizers_onig import compile_onig
 
 SPACE = "▁"  # U+2581, SentencePiece's stand-in for a space
@@ -280,7 +281,9 @@ class ReplaceDecoder:
         # A literal is searched as an escaped regex, as `tokenizers` does (an empty one matches
         # between every two characters).
         # A regex is Oniguruma's, read as `tokenizers` reads it (a PatternError if it cannot be).
-        compiled = compile_onig(self.pattern) if self.is_regex else regex.compile(regex.escape(self.pattern))
+        # Timed when read from an upload (pattern_limit).
+        compiled = (guarded(compile_onig(self.pattern), self.pattern) if self.is_regex
+                    else regex.compile(regex.escape(self.pattern)))
         object.__setattr__(self, "_compiled", compiled)
 
     def decode_chain(self, tokens: list[str]) -> list[str]:

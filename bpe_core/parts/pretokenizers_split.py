@@ -13,6 +13,7 @@ import regex
 
 from ..fast_pattern import FastPattern
 from .normalized import Normalized
+from .pattern_limit import TimedPattern
 
 # Hugging Face's behaviour names, as tokenizer.json spells them.
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
@@ -149,7 +150,8 @@ class TextSplitter:
         self.rx = rx
         self.behavior = behavior
         self.invert = invert
-        self._fast = FastPattern(rx)
+        # A timed pattern (pattern_limit) has no faster twin: the standard library's `re` cannot be stopped.
+        self._fast = rx if isinstance(rx, TimedPattern) else FastPattern(rx)
         self._matches = rx.groups == 0 and (behavior, invert) in (("Isolated", False), ("Removed", True))
 
     def __call__(self, text: str) -> list[str]:

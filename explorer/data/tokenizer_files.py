@@ -20,7 +20,9 @@ from bpe_core.formats import detect_and_parse, dump_json, dumps_gpt2, dumps_hf, 
 from bpe_core.formats.detect import OURS
 from bpe_core.formats.huggingface import WORD_END
 from bpe_core.formats.ours import family_from_json, from_json_dict, json_family
+from bpe_core.parts.pattern_limit import match_time_limit
 from bpe_core.tokenizer_model import TokenizerModel
+from explorer.data import strangers
 from explorer.data.any_model import AnyModel
 from explorer.data.budget import resident_bytes
 from explorer.data.tasks import SHORT, Task
@@ -121,6 +123,11 @@ def read_tokenizer_files(files: Sequence[tuple[str, bytes]]) -> tuple[list[Uploa
     A GPT-2 vocabulary and a merges file uploaded together make one tokenizer, whatever their
     names; every other file is read on its own. Formats are detected from the contents.
     """
+    with match_time_limit(strangers.MATCH_SECONDS):  # a stranger's regex cannot hold the server
+        return _read_tokenizer_files(files)
+
+
+def _read_tokenizer_files(files: Sequence[tuple[str, bytes]]) -> tuple[list[Uploaded], list[str]]:
     named = [(display_name(name, f"upload-{i + 1}"), data) for i, (name, data) in enumerate(files)]
     loaded: list[Uploaded] = []
     problems: list[str] = []
@@ -367,7 +374,9 @@ def hf_round_trip(tok: Tokenizer | AnyModel, hf_json: bytes, text: str) -> Round
         raise BPEError(f"the round trip needs the `tokenizers` package, not installed: {INSTALL_TOKENIZERS}") from None
     try:
         theirs = tokenizers.Tokenizer.from_str(hf_json.decode("utf-8")).encode(text, add_special_tokens=False)
-    except Exception as exc:  # noqa: BLE001 - the library's own errors are many kinds
+    except BaseException as exc:  # the library's own errors are many kinds, a Rust panic one of them
+        if not isinstance(exc, Exception) and not strangers.library_panic(exc):
+            raise  # Ctrl-C, or Streamlit stopping the run
         first_line = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
         raise BPEError(f"tokenizers could not load or use the exported tokenizer.json: {first_line}") from None
     tokens, ids = _ours(tok, text)

@@ -80,6 +80,32 @@ def test_a_broken_export_is_reported_with_its_differences():
         tokenizer_files.hf_round_trip(tok, b"{}", "x")
 
 
+def test_a_panic_inside_tokenizers_is_one_line_not_the_end_of_the_page():
+    """A split regex that backtracks past Oniguruma's limit makes `tokenizers` panic: a Rust panic is a
+    BaseException, which an `except Exception` lets through to end the script's thread (the page
+    would run forever). The round trip says it in one line."""
+    from bpe_core.formats.detect import load_bytes
+
+    data = {"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a+)+$"}, "behavior": "Isolated",
+                              "invert": False}, "model": {"type": "BPE", "vocab": {"a": 0, "!": 1}, "merges": []}}
+    raw = json.dumps(data).encode()
+    model = load_bytes("tokenizer.json", raw)
+    with pytest.raises(tokenizer_files.BPEError, match="^tokenizers could not load or use the exported") as caught:
+        tokenizer_files.hf_round_trip(model, raw, "a" * 40 + "!")
+    assert "\n" not in str(caught.value)
+
+
+def test_an_uploaded_pattern_that_backtracks_without_bound_stops_in_seconds():
+    """Read as an upload, a tokenizer's regex is timed: 2,000 letters and a "!" against `(a+)+$` (about
+    30 s untimed, in the server's process) end with one line the page shows."""
+    data = {"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a+)+$"}, "behavior": "Isolated",
+                              "invert": False}, "model": {"type": "BPE", "vocab": {"a": 0, "!": 1}, "merges": []}}
+    (item,), problems = tokenizer_files.read_tokenizer_files([("runaway.json", json.dumps(data).encode())])
+    assert problems == [] and item.any.encode_ids("aa!") == [0, 0, 1]
+    with pytest.raises(tokenizer_files.BPEError, match=r"^the tokenizer's pattern '\(a\+\)\+\$' searched 2,001 "):
+        item.any.segment("a" * 2_000 + "!")
+
+
 def test_sample_text_is_the_corpus_start_plus_unseen_characters():
     text = tokenizer_files.sample_text("low lower " * 100, length=25)
     assert text == "low lower low lower low\n" + tokenizer_files.UNSEEN_EXTRA
