@@ -310,7 +310,7 @@ def _train(
             break
         count = -best[0]
         if count < settings.min_frequency:
-            stop_reason = f"no pair occurs at least {settings.min_frequency} times"
+            stop_reason = f"no pair occurs at least {settings.min_frequency:,} times"
             break
         key = best[-1]
         # The runners-up, for the bar chart of this step.

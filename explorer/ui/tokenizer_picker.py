@@ -128,7 +128,8 @@ def add_uploads(files: Sequence[tuple[str, bytes]]) -> list[Uploaded]:
 
 def _size_text(model: AnyModel) -> str:
     merges, added = model.merge_count, len(model.added_tokens)
-    return (f"{model.vocab_size:,} tokens" + (f", {merges:,} merges" if merges is not None else "")
+    return (f"{model.vocab_size:,} token{'s' * (model.vocab_size != 1)}"
+            + (f", {merges:,} merge{'s' * (merges != 1)}" if merges is not None else "")
             + (f", {added:,} added token{'s' * (added != 1)}" if added else ""))
 
 

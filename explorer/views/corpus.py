@@ -38,7 +38,8 @@ def _uploaded() -> None:
         store.release_uploads(files)  # the text is read: Streamlit need not keep the bytes too
     ss[state.CORPUS_NOTICE] = (
         "success",
-        f"Loaded {corpus.title.removeprefix('Uploaded: ')}: {len(corpus.text):,} characters. {dropped}".strip(),
+        f"Loaded {corpus.title.removeprefix('Uploaded: ')}: {len(corpus.text):,} "
+        f"character{'s' * (len(corpus.text) != 1)}. {dropped}".strip(),
     )
 
 
@@ -49,7 +50,9 @@ def _pasted() -> None:
     except BPEError as exc:
         ss[state.CORPUS_NOTICE] = ("error", str(exc))
         return
-    ss[state.CORPUS_NOTICE] = ("success", f"Using the pasted text: {len(corpus.text):,} characters. {dropped}".strip())
+    size = len(corpus.text)
+    message = f"Using the pasted text: {size:,} character{'s' * (size != 1)}. {dropped}"
+    ss[state.CORPUS_NOTICE] = ("success", message.strip())
 
 
 st.title("Corpus")

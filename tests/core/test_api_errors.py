@@ -86,6 +86,11 @@ def test_lone_surrogates_are_refused_in_every_mode(mode):
     _refused(lambda: train(["fine", "low\ud800"], settings, merges=2), SURROGATE.replace("the text", "text 2 of 2"))
 
 
+def test_a_minimum_pair_count_no_pair_reaches_is_said_with_its_thousands():
+    tok = train(SEED000, Settings(min_frequency=100_000_000), merges=5)
+    assert tok.merges == [] and tok.training.stop_reason == "no pair occurs at least 100,000,000 times"
+
+
 def test_train_without_a_target_learns_the_default_number_of_merges():
     assert DEFAULT_MERGES == 1000
     # Seed 000's corpus runs out of pairs after 18 merges: fewer than the default, and it says so.
