@@ -79,8 +79,9 @@ def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
     return parse
 
 
-def _whole(low: int, high: int = MAX_INPUT, *, clamp: str = "") -> Callable[[str], int]:
-    """A whole number from `low` to `high`; with `clamp` (what it counts), larger values become `high`.
+def _whole(low: int, high: int = MAX_INPUT, *, clamp: str = "", quiet: bool = False) -> Callable[[str], int]:
+    """A whole number from `low` to `high`; with `clamp` (what it counts), larger values become `high`,
+    said; `quiet`, they become `high` unsaid (a step: past any training's end, which is said later).
 
     Digits of any length are read: one with more digits than `high` is more than it, unconverted
     (Python refuses to convert a number of over 4,300 digits).
@@ -94,6 +95,8 @@ def _whole(low: int, high: int = MAX_INPUT, *, clamp: str = "") -> Callable[[str
         if value < low:
             raise ValueError(f"is less than {low:,}")
         if value > high:
+            if quiet:
+                return high
             if clamp:
                 raise Clamped(f"is more than this app allows ({high:,} {clamp}), so {high:,} was used", high)
             raise ValueError(f"is more than {high:,}")
@@ -129,7 +132,7 @@ _PARAMS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "lower": (W_LOWER, _flag),
     "norm": (W_NORM, _choice(NORMALIZATIONS)),
     "minfreq": (W_MINFREQ, _whole(1)),
-    "step": (STEP, _whole(0)),
+    "step": (STEP, _whole(0, quiet=True)),  # past the end: `note_step_past_end`, whatever its size
     "words": (WORDS, lambda raw: raw[:2000]),
     "present": (W_PRESENTER, _flag),
 }

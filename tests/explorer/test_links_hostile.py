@@ -97,8 +97,9 @@ def test_numbers_of_5000_digits_get_the_apps_own_message():
     at = opened({"step": nines, "merges": nines, "minfreq": "0" * 5000 + "2"})
     quoted = "9" * link.LINK_SHOWN + "…"
     assert notices(at) == [
-        HEAD + f"merges={quoted} in the link is more than this app allows (50,000 merges), so 50,000 was used. "
-        f"step={quoted} in the link is more than 100,000,000." + TAIL]
+        HEAD + f"merges={quoted} in the link is more than this app allows (50,000 merges), so 50,000 was used."
+        + TAIL + f" step={quoted} in the link is past the end of this training (its last step is 17), so step 17 is "
+        "shown."]  # as a step of 1,000 past the end is said: one rule whatever its size
     assert at.session_state[state.W_MINFREQ] == 2  # 5,000 zeros, then 2: read as 2
 
 
@@ -107,7 +108,9 @@ def test_numbers_of_5000_digits_get_the_apps_own_message():
 def test_every_number_a_link_carries_is_read_whatever_its_length(name, digits):
     values, problems = link.values_from_url({name: digits}, samples=set())
     assert all("limit" not in p and "digits" not in p for p in problems), problems  # not Python's message
-    if digits == "0" * 5000:
+    if name == "step" and digits != "0" * 5000:  # past any training's end: said once it has trained
+        assert problems == [] and values[state.STEP] == link.MAX_INPUT
+    elif digits == "0" * 5000:
         assert problems == [] if name not in ("vocab", "minfreq") else problems == [
             f"{name}={'0' * link.LINK_SHOWN}… in the link is less than 1."]
     else:
