@@ -4,14 +4,14 @@
 """
 from __future__ import annotations
 
-import operator
 import random
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from itertools import chain, repeat
 
 from .collector import collector_paused
+from .decoding import decode_with_specials, ids_argument
 from .encoder import (
     MergeStep,
     RankTable,
@@ -30,7 +30,6 @@ from .pretokenize import (
     split_spans,
     split_words,
     symbols_to_bytes,
-    type_name,
     word_symbols,
     words_to_symbols,
 )
@@ -65,8 +64,12 @@ class Tokenizer:
         unk_token: str | None = UNK,
         training: TrainResult | None = None,
         source: str = "trained",
+        special_texts: Callable[[], Mapping[int, str]] | None = None,
     ) -> None:
         self.settings = settings
+        # A published tokenizer's special tokens (<|endoftext|>), outside its vocabulary: encoding never
+        # makes them, but a text its model wrote holds their ids, and decoding gives their text.
+        self._special_texts = special_texts
         # A rank file's merges are derived on first use: encoding never needs them.
         self._merges_from = merges
         self.training = training
@@ -110,6 +113,12 @@ class Tokenizer:
     @cached_property
     def id_to_token(self) -> dict[int, str]:
         return {i: t for t, i in self.vocab.items()}
+
+    @cached_property
+    def special_texts(self) -> Mapping[int, str]:
+        """Ids outside the vocabulary that `decode` reads as text: a built-in's special tokens, looked
+        up on first need ({} for the rest)."""
+        return dict(self._special_texts()) if self._special_texts is not None else {}
 
     @property
     def vocab_size(self) -> int:
@@ -328,18 +337,19 @@ class Tokenizer:
 
         `ids` is a sequence of whole numbers (Python or NumPy ints; not floats, not bools).
         """
-        if isinstance(ids, (str, bytes, bytearray)) or not isinstance(ids, Iterable):
-            raise BPEError(f"decode takes a list of token ids (whole numbers), not {type_name(ids)}")
-        ids = list(ids)
-        if not all(type(i) is int for i in ids):
-            ids = [_token_id_arg(i) for i in ids]
+        ids = ids_argument(ids)
         id_to_token = self.id_to_token
         try:
             tokens = [id_to_token[i] for i in ids]
         except KeyError as exc:
+            specials = self.special_texts if self._special_texts is not None else {}
+            if specials and all(i in id_to_token or i in specials for i in ids):
+                return decode_with_specials(ids, id_to_token, specials, byte_level=self.settings.mode == "bytes",
+                                            decode_tokens=self.decode_tokens)
+            also = f"; its special tokens' from {min(specials):,} to {max(specials):,}" if specials else ""
             raise BPEError(
                 f"token id {exc.args[0]} is not in this tokenizer's vocabulary "
-                f"(ids run from 0 to {len(id_to_token) - 1:,})"
+                f"(ids run from 0 to {len(id_to_token) - 1:,}{also})"
             ) from None
         return self.decode_tokens(tokens)
 
@@ -388,13 +398,3 @@ class Tokenizer:
 def _check_limit(limit: object) -> None:
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise BPEError(f"limit must be a whole number of merges, 0 or more, or None; not {limit!r}")
-
-
-def _token_id_arg(value: object) -> int:
-    """A token id given to decode, as an int; floats, bools and the like are refused."""
-    if not isinstance(value, bool):
-        try:
-            return operator.index(value)  # type: ignore[arg-type]  # ints and NumPy integers, never floats
-        except TypeError:
-            pass
-    raise BPEError(f"token ids are whole numbers; {value!r} ({type_name(value)}) is not a token id")

@@ -249,7 +249,8 @@ def _load(info: Builtin) -> Tokenizer | PartsTokenizer:
     vocab, key = _table(info)
     merges = partial(cached_merges, cache_dir() / f"{info.name}.merges", key)
     return tokenizer_from_vocab(
-        vocab, pretokenizer=info.pretokenizer, normalization=info.normalization, merges=merges
+        vocab, pretokenizer=info.pretokenizer, normalization=info.normalization, merges=merges,
+        special_texts=partial(_special_texts, info),
     )
 
 
@@ -345,6 +346,21 @@ def _read_cache(path: Path, version: str, size: int) -> tuple[dict[bytes, int], 
         return None
     good = len(fields) == 2 * size and len(ranks) == size and set(ranks.values()) == set(range(size))
     return (ranks, digest) if good else None
+
+
+def _special_texts(info: Builtin) -> dict[int, str]:
+    """A rank-file built-in's special tokens by id (<|endoftext|> is 100257 in cl100k), from quicktok,
+    which publishes every one of these tables: read when a decode first meets such an id."""
+    try:
+        import quicktok
+    except ImportError:
+        raise BPEError(f"{info.name}'s special tokens are read from {QUICKTOK}, which is not installed: "
+                       f"pip install {QUICKTOK}") from None
+    try:
+        encoding = quicktok.get_encoding(info.name)
+        return {encoding.encode_single_token(text): text for text in encoding.special_tokens_set}
+    except (RuntimeError, KeyError, ValueError) as exc:
+        raise BPEError(f"{QUICKTOK} cannot give {info.name}'s special tokens: {exc}") from None
 
 
 def _rebuild(quicktok: object, info: Builtin) -> dict[bytes, int]:

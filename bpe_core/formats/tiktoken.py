@@ -90,8 +90,10 @@ def tokenizer_from_vocab(
     pretokenizer: str = "gpt4",
     normalization: str = "none",
     merges: Callable[[dict[str, int]], list[tuple[str, str]]] | None = None,
+    special_texts: Callable[[], Mapping[int, str]] | None = None,
 ) -> Tokenizer:
-    """`tokenizer_from_ranks` of ranks already written in byte symbols ({symbols: rank})."""
+    """`tokenizer_from_ranks` of ranks already written in byte symbols ({symbols: rank}); `special_texts`
+    gives the special tokens `decode` reads (`Tokenizer.special_texts`)."""
     derive = merges or derive_merges
     settings = Settings(mode="bytes", pretokenizer=pretokenizer, normalization=normalization)
     return Tokenizer(
@@ -101,6 +103,7 @@ def tokenizer_from_vocab(
         concat_ranks=vocab,
         unk_token=None,
         source="tiktoken",
+        special_texts=special_texts,
     )
 
 
