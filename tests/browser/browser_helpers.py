@@ -60,22 +60,32 @@ def shoot(page, name: str) -> Path | None:
     return path
 
 
+def again_until(act, shown, attempts: int = 3) -> None:
+    """`act` (a click), then wait for `shown` (an expectation); a click that lands while a rerun
+    replaces the page can be lost with the element it hit: then, as a person would, act again
+    (`act` itself skips what is already done, such as closing an open expander)."""
+    for attempt in range(attempts):
+        act()
+        try:
+            shown()
+            return
+        except AssertionError:
+            if attempt == attempts - 1:
+                raise
+
+
 def open_expander(page, label, inside) -> None:
-    """Open an expander and wait until `inside` (a locator within it) shows. A click that lands
-    while a rerun replaces the page can be lost with the element it hit: then, as a person
-    would, click again (only while the expander is still closed, or the click would close it)."""
+    """Open an expander and wait until `inside` (a locator within it) shows, clicking again if the
+    click was lost (only while the expander is still closed, or the click would close it)."""
     from playwright.sync_api import expect
 
     details = page.locator("[data-testid=stExpander] details").filter(has=page.get_by_text(label)).first
-    for attempt in range(3):
+
+    def click() -> None:
         if details.get_attribute("open") is None:
             page.get_by_text(label).first.click()
-        try:
-            expect(inside).to_be_visible(timeout=5_000)
-            return
-        except AssertionError:
-            if attempt == 2:
-                raise
+
+    again_until(click, lambda: expect(inside).to_be_visible(timeout=5_000))
 
 
 def go_to(page, link: str) -> None:
@@ -88,14 +98,7 @@ def go_to(page, link: str) -> None:
     target = page.get_by_role("link", name=link, exact=True)
     path = re.sub(r"^https?://[^/]+", "", target.get_attribute("href") or "").split("?")[0].rstrip("/")
     address = re.compile(r"^https?://[^/]+" + re.escape(path) + r"/?(\?.*)?$")
-    for attempt in range(3):
-        target.click()
-        try:
-            expect(page).to_have_url(address, timeout=10_000)
-            return
-        except AssertionError:
-            if attempt == 2:
-                raise
+    again_until(target.click, lambda: expect(page).to_have_url(address, timeout=10_000))
 
 
 class Tab:

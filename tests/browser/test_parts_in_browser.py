@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from browser_helpers import LIVE, go_to, settle, shoot
+from browser_helpers import LIVE, again_until, go_to, settle, shoot
 from playwright.sync_api import expect
 
 from tests.conftest import require
@@ -23,17 +23,14 @@ def choose_upload(page) -> None:
     settle(page)
     chosen = page.locator(f"{LIVE} [data-testid=stMultiSelect]").get_by_text(re.compile(r"^tokenizer\.json \(Hugg"))
     opener = page.get_by_text("Choose one or more tokenizers").or_(page.locator("[data-testid=stMultiSelect]")).first
-    for attempt in range(3):
+
+    def choose() -> None:
         if not chosen.count():
             opener.click()
             page.get_by_role("option", name=re.compile(r"^tokenizer\.json \(Hugging Face")).click()
             page.keyboard.press("Escape")
-        try:
-            expect(chosen).to_be_visible(timeout=10_000)
-            return
-        except AssertionError:
-            if attempt == 2:
-                raise
+
+    again_until(choose, lambda: expect(chosen).to_be_visible(timeout=10_000))
 
 
 def test_upload_deepseek_then_tokenize_with_it(page, server):
