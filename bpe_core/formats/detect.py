@@ -140,11 +140,16 @@ def _load(
     path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | None, families: bool, pattern: str | None
 ) -> TokenizerModel:
     given = os.fspath(path)
-    if not os.path.exists(given) and merges is None:
-        if is_builtin(given):
-            return load_builtin(given)
-        if os.sep not in given and "/" not in given and not os.path.splitext(given)[1]:
-            fail(f"{given} is neither a file nor a built-in tokenizer ({', '.join(builtin_names(parts=True))})")
+    if not os.path.exists(given) and is_builtin(given):
+        if merges is not None:
+            fail(f"{given} is a built-in tokenizer: it takes no merges file (that goes with a GPT-2 vocab.json)")
+        if pattern is not None:
+            fail(f"{given} is a built-in tokenizer with its own split pattern: a pattern is for a .tiktoken "
+                 "file, which holds none")
+        return load_builtin(given)
+    bare = os.sep not in given and "/" not in given and not os.path.splitext(given)[1]  # a name, not a path
+    if not os.path.exists(given) and merges is None and bare:
+        fail(f"{given} is neither a file nor a built-in tokenizer ({', '.join(builtin_names(parts=True))})")
     path = Path(path)
     if path.is_dir():
         return _load_directory(path, merges)

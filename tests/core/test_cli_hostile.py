@@ -328,3 +328,15 @@ def test_ctrl_c_while_the_local_cluster_starts_is_one_line(tmp_path):
     os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole group, workers still importing
     status, out, err = finish(process)
     assert (status, out, err) == (130, "", "\nerror: interrupted\n")
+
+
+@pytest.mark.parametrize(("extra", "says"), [
+    (["--merges-file", str(LESSON)],
+     "cl100k_base is a built-in tokenizer: it takes no merges file (that goes with a GPT-2 vocab.json)"),
+    (["--pattern", r"\w+"],
+     "cl100k_base is a built-in tokenizer with its own split pattern: a pattern is for a .tiktoken file, which "
+     "holds none"),
+])
+def test_a_builtins_name_with_a_files_option_is_one_line_not_ignored(capsys, extra, says):
+    """Before: a merges file made 'cl100k_base does not exist'; a pattern was dropped without a word."""
+    assert refused(capsys, "encode", "cl100k_base", *extra, "hello world") == f"error: {says}\n"
