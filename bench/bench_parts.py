@@ -1,6 +1,6 @@
 """Real tokenizer files through the tokenizer of parts, against their reference libraries.
 
-    python bench/bench_parts.py [--size-mb 1] [--repeat 3] [--json PATH]
+    python bench/bench_parts.py [--size-mb 1] [--repeat 3] [--as-upload] [--json PATH]
 
 For each file: loading it (ours: `formats.load_any`; theirs: `tokenizers.Tokenizer.from_file`,
 `sentencepiece.SentencePieceProcessor`, mistral-common's `Tekkenizer.from_file`), then encoding
@@ -8,6 +8,10 @@ English prose, Python code and multilingual text to ids, cold (our caches emptie
 (the same text again). The reference runs on one thread (`TOKENIZERS_PARALLELISM=false`,
 `RAYON_NUM_THREADS=1`, one call per text). Ids must be identical; the ratio is the reference's
 time over ours (above 1: we are faster). Runs alternate, the best of `--repeat` is kept.
+
+`--as-upload` reads our side as the app reads an upload: its regexes timed (`match_time_limit`
+with the app's `MATCH_SECONDS`, bpe_core/parts/pattern_limit.py). Run it beside a plain run to
+see what the timing costs.
 """
 from __future__ import annotations
 
@@ -85,15 +89,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=float, default=1.0)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--as-upload", action="store_true", help="our files read as the app reads an upload")
     parser.add_argument("--json", help="where to write the results (default: bench/results/parts-*.json)")
     args = parser.parse_args(argv)
     from bpe_core.formats import load_any
+    from bpe_core.parts.pattern_limit import match_time_limit
+
+    def read(path: Path) -> Any:
+        if not args.as_upload:
+            return load_any(path)
+        from explorer.data.strangers import MATCH_SECONDS
+
+        with match_time_limit(MATCH_SECONDS):
+            return load_any(path)
 
     samples = texts(int(args.size_mb * 1_000_000))
     rows: list[list[str]] = []
     results: list[dict[str, Any]] = []
     for title, path, reference in files():
-        load_ours, ours = _best(lambda path=path: load_any(path), args.repeat)
+        load_ours, ours = _best(lambda path=path: read(path), args.repeat)
         load_theirs, theirs = _best(lambda path=path, reference=reference: reference(path), args.repeat)
         rows.append([title, "load", f"{load_ours:.2f} s", f"{load_theirs:.2f} s", f"{load_theirs / load_ours:.2f}x"])
         results.append({"file": title, "what": "load", "ours": load_ours, "theirs": load_theirs})
@@ -109,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
                 results.append({"file": title, "what": f"{name} {what}", "ours": t, "theirs": t_theirs,
                                 "identical": same, "bytes": len(text.encode())})
     print(machine_info())
+    if args.as_upload:
+        print("ours read as the app reads an upload: its regexes timed")
     print(table(["file", "what", "ours", "reference", "reference / ours"], rows))
     print(f"wrote {write_json('parts', {'machine': machine_info(), 'results': results}, args.json)}")
     return 0

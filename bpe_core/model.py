@@ -342,7 +342,7 @@ class Tokenizer:
         try:
             tokens = [id_to_token[i] for i in ids]
         except KeyError as exc:
-            specials = self.special_texts if self._special_texts is not None else {}
+            specials = self.special_texts
             if specials and all(i in id_to_token or i in specials for i in ids):
                 return decode_with_specials(ids, id_to_token, specials, byte_level=self.settings.mode == "bytes",
                                             decode_tokens=self.decode_tokens)

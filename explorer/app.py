@@ -74,7 +74,7 @@ page_header.link_notice(notice, page.url_path)  # and after: the first training 
 try:
     page.run()
 except BaseException as exc:  # noqa: BLE001 - no traceback ever reaches the browser
-    if not isinstance(exc, Exception) and not strangers.library_panic(exc):
+    if not strangers.answered(exc):
         raise  # Streamlit's own stop and rerun, Ctrl-C
     log.exception("page %s failed", page.title)
     st.error("Something went wrong while drawing this page. Try other settings, or reload the page.")

@@ -140,7 +140,8 @@ def _load(
     path: str | os.PathLike[str], *, merges: str | os.PathLike[str] | None, families: bool, pattern: str | None
 ) -> TokenizerModel:
     given = os.fspath(path)
-    if not os.path.exists(given) and is_builtin(given):
+    missing = not os.path.exists(given)
+    if missing and is_builtin(given):
         if merges is not None:
             fail(f"{given} is a built-in tokenizer: it takes no merges file (that goes with a GPT-2 vocab.json)")
         if pattern is not None:
@@ -148,7 +149,7 @@ def _load(
                  "file, which holds none")
         return load_builtin(given)
     bare = os.sep not in given and "/" not in given and not os.path.splitext(given)[1]  # a name, not a path
-    if not os.path.exists(given) and merges is None and bare:
+    if missing and merges is None and bare:
         fail(f"{given} is neither a file nor a built-in tokenizer ({', '.join(builtin_names(parts=True))})")
     path = Path(path)
     if path.is_dir():

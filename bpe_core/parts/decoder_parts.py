@@ -16,8 +16,7 @@ import regex
 
 from ..pretokenize import char_to_byte, symbol_bytes
 from .base import Decoder
-from .pattern_limit import guarded
-from .pretokenizers_onig import compile_onig
+from .pretokenizers_onig import compile_file_onig
 
 SPACE = "▁"  # U+2581, SentencePiece's stand-in for a space
 
@@ -281,9 +280,7 @@ class ReplaceDecoder:
         # A literal is searched as an escaped regex, as `tokenizers` does (an empty one matches
         # between every two characters).
         # A regex is Oniguruma's, read as `tokenizers` reads it (a PatternError if it cannot be).
-        # Timed when read from an upload (pattern_limit).
-        compiled = (guarded(compile_onig(self.pattern), self.pattern) if self.is_regex
-                    else regex.compile(regex.escape(self.pattern)))
+        compiled = compile_file_onig(self.pattern) if self.is_regex else regex.compile(regex.escape(self.pattern))
         object.__setattr__(self, "_compiled", compiled)
 
     def decode_chain(self, tokens: list[str]) -> list[str]:

@@ -24,8 +24,7 @@ from .base import Builder, Normalizer, PartReader
 from .normalized import Normalized
 from .normalizers_bert import BertNormalizer, read_bert
 from .normalizers_unicode import WHITE_SPACE, Form, lowercase, mark_class, normalize_form, remove_runs
-from .pattern_limit import guarded
-from .pretokenizers_onig import PatternError, compile_onig
+from .pretokenizers_onig import PatternError, compile_file_onig
 from .pretokenizers_split import find_matches, literal
 
 __all__ = [
@@ -169,8 +168,8 @@ class Replace:
     _compiled: regex.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_compiled", guarded(compile_onig(self.pattern), self.pattern) if self.is_regex
-                           else literal(self.pattern))
+        compiled = compile_file_onig(self.pattern) if self.is_regex else literal(self.pattern)
+        object.__setattr__(self, "_compiled", compiled)
 
     def normalize(self, text: Normalized) -> Normalized:
         s = text.text

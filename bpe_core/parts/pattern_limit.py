@@ -59,14 +59,6 @@ class TimedPattern:
         return TimedPattern, (self.rx, self.seconds, self.source)
 
     @property
-    def pattern(self) -> str:
-        return self.rx.pattern
-
-    @property
-    def flags(self) -> int:
-        return self.rx.flags
-
-    @property
     def groups(self) -> int:
         return self.rx.groups
 

@@ -23,7 +23,6 @@ from ..pretokenize import GPT2_PATTERN, bytes_to_symbols
 from .base import Builder, PartReader, PreTokenizer
 from .normalized import Normalized
 from .part_fields import flag, number, one_char
-from .pattern_limit import guarded
 from .pretokenizers_chars import (
     BertPreTokenizer,
     CharDelimiterSplit,
@@ -34,7 +33,7 @@ from .pretokenizers_chars import (
     Whitespace,
     WhitespaceSplit,
 )
-from .pretokenizers_onig import PatternError, compile_onig
+from .pretokenizers_onig import PatternError, compile_file_onig, compile_onig
 from .pretokenizers_split import BEHAVIORS, TextSplitter, TextStage, behavior_name, literal, split_piece
 
 __all__ = [
@@ -173,8 +172,7 @@ class Split:
         self.is_regex = is_regex
         self.behavior = name
         self.invert = invert
-        # A file's regex, timed when read from an upload (pattern_limit).
-        self._rx = guarded(compile_onig(pattern), pattern) if is_regex else literal(pattern)
+        self._rx = compile_file_onig(pattern) if is_regex else literal(pattern)
         self._splitter = TextSplitter(self._rx, self.behavior, invert=invert)
 
     def pre_tokenize(self, pieces: list[Normalized]) -> list[Normalized]:

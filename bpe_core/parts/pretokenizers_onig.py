@@ -18,7 +18,11 @@ them the same way; `onig_to_python` rewrites what means something else there:
 """
 from __future__ import annotations
 
+from typing import Any
+
 import regex
+
+from .pattern_limit import guarded
 
 # Oniguruma's word characters inside a class; outside one it adds the Latin-1 digits.
 _WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}"
@@ -58,6 +62,12 @@ def compile_onig(pattern: str) -> regex.Pattern[str]:
         return regex.compile(rewriter.run(), regex.FULLCASE | (regex.V1 if rewriter.sets else 0))
     except regex.error as exc:
         raise PatternError(str(exc).splitlines()[0]) from None
+
+
+def compile_file_onig(pattern: str) -> Any:
+    """A tokenizer file's own pattern (Split, Replace): `compile_onig`, timed when read under
+    `match_time_limit` (an upload's: see pattern_limit)."""
+    return guarded(compile_onig(pattern), pattern)
 
 
 def onig_to_python(pattern: str) -> str:

@@ -375,7 +375,7 @@ def hf_round_trip(tok: Tokenizer | AnyModel, hf_json: bytes, text: str) -> Round
     try:
         theirs = tokenizers.Tokenizer.from_str(hf_json.decode("utf-8")).encode(text, add_special_tokens=False)
     except BaseException as exc:  # the library's own errors are many kinds, a Rust panic one of them
-        if not isinstance(exc, Exception) and not strangers.library_panic(exc):
+        if not strangers.answered(exc):
             raise  # Ctrl-C, or Streamlit stopping the run
         first_line = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
         raise BPEError(f"tokenizers could not load or use the exported tokenizer.json: {first_line}") from None
